@@ -1,0 +1,164 @@
+package dev.pulsebus.bus;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One subscription: what it listens to, how it runs, and its failure bookkeeping. Immutable but for the
+ * {@code active} and {@code fired} flags and the failure counters.
+ */
+final class Subscriber implements Subscription {
+
+    private static final Logger LOG = LoggerFactory.getLogger(EventBus.class);
+    /** After the first failure (logged with its stack trace), at most one line per this interval. */
+    private static final long FAILURE_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(60);
+    private static final VarHandle FIRED;
+    private static final VarHandle LAST_LOG;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            FIRED = lookup.findVarHandle(Subscriber.class, "fired", boolean.class);
+            LAST_LOG = lookup.findVarHandle(Subscriber.class, "lastLogNanos", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    final Class<?> type;
+    final int priority;
+    /** Subscription order, the tie-break among equal priorities. */
+    final long sequence;
+    final boolean blocking;
+    private final Interceptor<Object> handler;
+    private final Predicate<Object> filter;
+    private final Function<Object, Object> orderingKey;
+    private final boolean once;
+    private final String name;
+    private final DefaultEventBus bus;
+
+    private volatile boolean active = true;
+    @SuppressWarnings("unused") // through FIRED
+    private volatile boolean fired;
+    @SuppressWarnings("unused") // through LAST_LOG
+    private volatile long lastLogNanos;
+    private final AtomicLong failures = new AtomicLong();
+
+    Subscriber(DefaultEventBus bus, Class<?> type, int priority, long sequence, boolean blocking,
+               Interceptor<Object> handler, Predicate<Object> filter, Function<Object, Object> orderingKey,
+               boolean once, String name) {
+        this.bus = bus;
+        this.type = type;
+        this.priority = priority;
+        this.sequence = sequence;
+        this.blocking = blocking;
+        this.handler = handler;
+        this.filter = filter;
+        this.orderingKey = orderingKey;
+        this.once = once;
+        this.name = name;
+    }
+
+    /**
+     * Whether this subscription takes {@code event}: it is active, its filter accepts, and, if it is a
+     * once-only subscription, this caller won the right to fire it.
+     */
+    boolean accepts(Object event, BusMetrics.TypeMeters meters) {
+        if (!active) {
+            return false;
+        }
+        if (filter != null) {
+            try {
+                if (!filter.test(event)) {
+                    return false;
+                }
+            } catch (Throwable t) {
+                failed(t, event, meters);
+                return false;
+            }
+        }
+        if (once) {
+            if (!FIRED.compareAndSet(this, false, true)) {
+                return false;
+            }
+            cancel();
+        }
+        return true;
+    }
+
+    /** Runs the handler on this thread; a failure is recorded and reads as {@link Propagation#CONTINUE}. */
+    Propagation invoke(Object event, BusMetrics.TypeMeters meters, boolean timed) {
+        try {
+            if (!timed) {
+                return handler.handle(event);
+            }
+            long start = System.nanoTime();
+            Propagation p = handler.handle(event);
+            (blocking ? meters.blockingLatency : meters.inlineLatency).record(System.nanoTime() - start,
+                    TimeUnit.NANOSECONDS);
+            return p;
+        } catch (Throwable t) {
+            failed(t, event, meters);
+            return Propagation.CONTINUE;
+        }
+    }
+
+    /** The blocking ordering key of {@code event}; {@code null} for unordered. */
+    Object orderingKey(Object event) {
+        if (orderingKey != null) {
+            return orderingKey.apply(event);
+        }
+        return event instanceof KeyedEvent keyed ? keyed.orderingKey() : null;
+    }
+
+    void failed(Throwable t, Object event, BusMetrics.TypeMeters meters) {
+        meters.errors.increment();
+        long n = failures.incrementAndGet();
+        long now = System.nanoTime();
+        if (n == 1) {
+            LAST_LOG.setVolatile(this, now);
+            LOG.error("Handler '{}' failed on {}; it keeps its subscription, the other handlers ran",
+                    name, event.getClass().getName(), t);
+            return;
+        }
+        long last = (long) LAST_LOG.getVolatile(this);
+        if (now - last >= FAILURE_LOG_INTERVAL_NANOS && LAST_LOG.compareAndSet(this, last, now)) {
+            LOG.error("Handler '{}' failed again on {} ({} failures so far): {}",
+                    name, event.getClass().getName(), n, t.toString());
+        }
+    }
+
+    long failures() {
+        return failures.get();
+    }
+
+    @Override
+    public void cancel() {
+        if (active) {
+            active = false;
+            bus.remove(this);
+        }
+    }
+
+    @Override
+    public boolean isActive() {
+        return active;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public String toString() {
+        return "Subscription[" + name + ", " + type.getName() + ", priority " + priority
+                + (blocking ? ", blocking" : "") + (once ? ", once" : "") + (active ? "" : ", cancelled") + "]";
+    }
+}

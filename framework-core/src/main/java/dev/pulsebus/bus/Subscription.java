@@ -1,0 +1,19 @@
+package dev.pulsebus.bus;
+
+/**
+ * A handle on one subscription. Thread-safe.
+ *
+ * <p>Cancelling during a dispatch: a handler of the subscription that has not yet been reached in that
+ * dispatch is skipped; one that is already running finishes. Blocking work already accepted still runs.
+ */
+public interface Subscription {
+
+    /** Removes the subscription; later publishes do not reach it. Idempotent. */
+    void cancel();
+
+    /** {@code false} once cancelled, or once a {@code once()} subscription has fired. */
+    boolean isActive();
+
+    /** The name used in logs: the one given to {@link SubscriptionBuilder#name}, or one derived. */
+    String name();
+}
