@@ -31,6 +31,8 @@ final class BlockingLanes {
 
     private static final Logger LOG = LoggerFactory.getLogger(EventBus.class);
     static final long WARN_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** How many times an idle drainer yields, waiting for more work of its key, before it retires. */
+    private static final int LINGER_YIELDS = 8;
     private static final long WAIT_STEP_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
     private final ConcurrentHashMap<Object, Lane> lanes = new ConcurrentHashMap<>();
@@ -195,6 +197,11 @@ final class BlockingLanes {
                     continue;
                 }
                 runOne(task);
+                // the last task of a burst: linger a moment for the next one rather than pay a new
+                // drainer (a virtual thread start, a lane) for it
+                for (int i = 0; i < LINGER_YIELDS && wip.get() == 1; i++) {
+                    Thread.yield();
+                }
                 if (wip.decrementAndGet() == 0) {
                     // idle: retire unless a submitter got in first (it then starts the next drainer)
                     if (wip.compareAndSet(0, -1)) {

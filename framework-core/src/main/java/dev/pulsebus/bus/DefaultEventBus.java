@@ -57,10 +57,27 @@ final class DefaultEventBus implements EventBus {
         BusMetrics.TypeMeters meters = d.meters;
         meters.published.increment();
         boolean timed = metrics.timed() && (ThreadLocalRandom.current().nextInt() & sampleMask) == 0;
+        if (d.handlers != null && !timed) {
+            int delivered = publishPlain(event, d);
+            if (delivered == 0) {
+                dead(event, meters);
+            }
+            return delivered;
+        }
         Subscriber[] subscribers = d.subscribers;
         boolean accepted = false;
         int delivered = 0;
         for (Subscriber s : subscribers) {
+            if (s.plain) {
+                if (s.isActive()) {
+                    accepted = true;
+                    delivered++;
+                    if (s.invoke(event, meters, timed) == Propagation.STOP) {
+                        break;
+                    }
+                }
+                continue;
+            }
             if (!s.accepts(event, meters)) {
                 continue;
             }
@@ -76,6 +93,25 @@ final class DefaultEventBus implements EventBus {
         }
         if (!accepted) {
             dead(event, meters);
+        }
+        return delivered;
+    }
+
+    /** The common case: plain inline handlers only, not timed. */
+    private static int publishPlain(Object event, Dispatch d) {
+        EventHandler<Object>[] handlers = d.handlers;
+        Subscriber[] subscribers = d.subscribers;
+        int delivered = 0;
+        for (int i = 0; i < handlers.length; i++) {
+            Subscriber s = subscribers[i];
+            if (s.isActive()) {
+                delivered++;
+                try {
+                    handlers[i].handle(event);
+                } catch (Throwable t) {
+                    s.failed(t, event, d.meters);
+                }
+            }
         }
         return delivered;
     }
@@ -188,11 +224,7 @@ final class DefaultEventBus implements EventBus {
         @SuppressWarnings("unchecked")
         public Subscription subscribe(EventHandler<? super T> handler) {
             Objects.requireNonNull(handler, "handler");
-            EventHandler<Object> h = (EventHandler<Object>) handler;
-            return make(event -> {
-                h.handle(event);
-                return Propagation.CONTINUE;
-            }, handler);
+            return make((EventHandler<Object>) handler, null, handler);
         }
 
         @Override
@@ -203,13 +235,13 @@ final class DefaultEventBus implements EventBus {
                 throw new IllegalStateException("a blocking subscription runs after publish returns and "
                         + "cannot stop propagation: subscribe it with subscribe(handler)");
             }
-            return make((Interceptor<Object>) interceptor, interceptor);
+            return make(null, (Interceptor<Object>) interceptor, interceptor);
         }
 
-        private Subscription make(Interceptor<Object> h, Object original) {
+        private Subscription make(EventHandler<Object> h, Interceptor<Object> i, Object original) {
             String n = name != null ? name : type.getSimpleName() + " -> " + handlerName(original);
             return add(new Subscriber(DefaultEventBus.this, type, priority, sequence.incrementAndGet(), blocking,
-                    h, filter, orderingKey, once, n));
+                    h, i, filter, orderingKey, once, n));
         }
     }
 

@@ -76,7 +76,7 @@ public interface EventBus extends AutoCloseable {
         int maxBlockingPending = 10_000;
         Duration blockingOverflowWait = Duration.ZERO;
         Duration closeTimeout = Duration.ofSeconds(10);
-        int latencySampling = 64;
+        int latencySampling = 1024;
 
         Builder() {
         }
@@ -128,7 +128,7 @@ public interface EventBus extends AutoCloseable {
 
         /**
          * Inline handler latency is timed on one event in {@code n} (a power of two; 1 times every event).
-         * Default 64. Blocking handlers are always timed.
+         * Default 1024. Blocking handlers are always timed.
          */
         public Builder latencySampling(int n) {
             if (n < 1 || Integer.bitCount(n) != 1) {

@@ -36,7 +36,11 @@ final class Subscriber implements Subscription {
     /** Subscription order, the tie-break among equal priorities. */
     final long sequence;
     final boolean blocking;
-    private final Interceptor<Object> handler;
+    /** Inline, unfiltered, not once-only: the publisher only checks {@code active} before calling it. */
+    final boolean plain;
+    /** Exactly one of {@code handler} and {@code interceptor} is set: one interface call per event. */
+    final EventHandler<Object> handler;
+    private final Interceptor<Object> interceptor;
     private final Predicate<Object> filter;
     private final Function<Object, Object> orderingKey;
     private final boolean once;
@@ -51,18 +55,20 @@ final class Subscriber implements Subscription {
     private final AtomicLong failures = new AtomicLong();
 
     Subscriber(DefaultEventBus bus, Class<?> type, int priority, long sequence, boolean blocking,
-               Interceptor<Object> handler, Predicate<Object> filter, Function<Object, Object> orderingKey,
-               boolean once, String name) {
+               EventHandler<Object> handler, Interceptor<Object> interceptor, Predicate<Object> filter,
+               Function<Object, Object> orderingKey, boolean once, String name) {
         this.bus = bus;
         this.type = type;
         this.priority = priority;
         this.sequence = sequence;
         this.blocking = blocking;
         this.handler = handler;
+        this.interceptor = interceptor;
         this.filter = filter;
         this.orderingKey = orderingKey;
         this.once = once;
         this.name = name;
+        this.plain = !blocking && filter == null && !once;
     }
 
     /**
@@ -96,10 +102,10 @@ final class Subscriber implements Subscription {
     Propagation invoke(Object event, BusMetrics.TypeMeters meters, boolean timed) {
         try {
             if (!timed) {
-                return handler.handle(event);
+                return call(event);
             }
             long start = System.nanoTime();
-            Propagation p = handler.handle(event);
+            Propagation p = call(event);
             (blocking ? meters.blockingLatency : meters.inlineLatency).record(System.nanoTime() - start,
                     TimeUnit.NANOSECONDS);
             return p;
@@ -107,6 +113,14 @@ final class Subscriber implements Subscription {
             failed(t, event, meters);
             return Propagation.CONTINUE;
         }
+    }
+
+    private Propagation call(Object event) throws Exception {
+        if (interceptor != null) {
+            return interceptor.handle(event);
+        }
+        handler.handle(event);
+        return Propagation.CONTINUE;
     }
 
     /** The blocking ordering key of {@code event}; {@code null} for unordered. */

@@ -1,0 +1,90 @@
+package dev.pulsebus.bench;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/** The benchmark's command line. */
+final class BenchOptions {
+
+    static final Set<String> BACKENDS = Set.of("sqlite", "postgres", "mysql");
+
+    static final String USAGE = """
+            usage: BenchMain [--quick] [--suite NAME]... [--json FILE] [--out DIR] [--backend NAME]
+              --quick          about a quarter of the samples: a smoke run
+              --suite NAME     run this suite (repeatable; default: all). Suites: %s
+              --json FILE      also write the results to FILE (a baseline to keep)
+              --out DIR        where results.json goes (default: target/bench)
+              --backend NAME   storage backend for storage rows: sqlite (default), postgres, mysql
+              --help           this text
+            """;
+
+    final boolean quick;
+    final List<String> suites;
+    final Path json;
+    final Path out;
+    final String backend;
+
+    private BenchOptions(boolean quick, List<String> suites, Path json, Path out, String backend) {
+        this.quick = quick;
+        this.suites = List.copyOf(suites);
+        this.json = json;
+        this.out = out;
+        this.backend = backend;
+    }
+
+    /** Thrown for a command line that cannot run; its message is meant for the user, with the usage. */
+    static final class UsageException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        UsageException(String message) {
+            super(message);
+        }
+    }
+
+    static BenchOptions parse(String[] args, Set<String> knownSuites) throws UsageException {
+        boolean quick = false;
+        List<String> suites = new ArrayList<>();
+        Path json = null;
+        Path out = Path.of("target", "bench");
+        String backend = "sqlite";
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "--quick" -> quick = true;
+                case "--suite" -> {
+                    String s = value(args, ++i, a);
+                    if (!knownSuites.contains(s)) {
+                        throw new UsageException("unknown suite '" + s + "'; this build has: "
+                                + String.join(", ", knownSuites));
+                    }
+                    if (!suites.contains(s)) {
+                        suites.add(s);
+                    }
+                }
+                case "--json" -> json = Path.of(value(args, ++i, a));
+                case "--out" -> out = Path.of(value(args, ++i, a));
+                case "--backend" -> {
+                    backend = value(args, ++i, a);
+                    if (!BACKENDS.contains(backend)) {
+                        throw new UsageException("unknown backend '" + backend + "'; use sqlite, postgres or mysql");
+                    }
+                }
+                case "--help", "-h" -> throw new UsageException("");
+                default -> throw new UsageException("unknown argument '" + a + "'");
+            }
+        }
+        if (suites.isEmpty()) {
+            suites.addAll(knownSuites);
+        }
+        return new BenchOptions(quick, suites, json, out, backend);
+    }
+
+    private static String value(String[] args, int i, String flag) throws UsageException {
+        if (i >= args.length || args[i].startsWith("--")) {
+            throw new UsageException(flag + " needs a value");
+        }
+        return args[i];
+    }
+}

@@ -1,0 +1,29 @@
+package dev.pulsebus.bench;
+
+import dev.pulsebus.bench.event.EventBench;
+import java.util.List;
+
+/** The {@code event} suite: the bus's dispatch paths beside Guava's EventBus and a direct call. */
+final class EventSuite {
+
+    private EventSuite() {
+    }
+
+    static Suite create() {
+        return new JmhSuite("event", EventBench.class, List.of("guava_eventbus", "direct_call"), List.of(
+                new JmhSuite.RowSpec("single_handler", false,
+                        "publish -> one inline handler, one thread",
+                        new JmhSuite.Target(40e6, "guava_eventbus", 4.0, 0.5)),
+                new JmhSuite.RowSpec("flood_1000", true,
+                        "1000 events back to back per round; ops/s counts events, latency is per round",
+                        new JmhSuite.Target(40e6, "guava_eventbus", 4.0, 0.5)),
+                new JmhSuite.RowSpec("ten_handlers", false,
+                        "one event to ten inline handlers of ten classes; ops/s counts events",
+                        new JmhSuite.Target(15e6, "guava_eventbus", 3.0, 0.5)),
+                new JmhSuite.RowSpec("blocking_handler", true,
+                        "256 events in flight over 16 chats, each handler on a virtual thread; latency is "
+                                + "one event alone, publish to handler done; peers: Guava AsyncEventBus and a "
+                                + "bare virtual thread per event",
+                        new JmhSuite.Target(1e6, null, 0, -1))));
+    }
+}

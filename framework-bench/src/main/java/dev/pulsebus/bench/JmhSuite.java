@@ -1,0 +1,170 @@
+package dev.pulsebus.bench;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import org.openjdk.jmh.infra.BenchmarkParams;
+import org.openjdk.jmh.profile.GCProfiler;
+import org.openjdk.jmh.results.Result;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+import org.openjdk.jmh.util.Statistics;
+import org.openjdk.jmh.annotations.Mode;
+
+/**
+ * Runs an in-process suite through JMH, by a naming convention on the benchmark class's methods:
+ * {@code <row>__pulsebus} is our throughput, {@code <row>__<peer>} a peer's on the same work, and
+ * {@code <row>__pulsebus_round} the single operation whose latency distribution the row reports.
+ *
+ * <p>Throughput runs with JMH's GC profiler, whose {@code gc.alloc.rate.norm} is the row's bytes per
+ * operation. Latency runs in JMH's sample mode (every invocation timed, in microseconds).
+ */
+final class JmhSuite implements Suite {
+
+    static final String OURS = "pulsebus";
+    private static final String ROUND = "__" + OURS + "_round";
+    private static final String ALLOC = "gc.alloc.rate.norm";
+
+    /** A target from the issue that set it, checked (never asserted) and written into the row's note. */
+    record Target(double minOpsPerSec, String peer, double minRatio, double maxAllocBytes) {
+        String check(Row row) {
+            List<String> missed = new ArrayList<>();
+            if (row.opsPerSec() == null || row.opsPerSec() < minOpsPerSec) {
+                missed.add("ops/s");
+            }
+            Double ratio = peer == null ? null : row.ratioTo(peer);
+            if (peer != null && (ratio == null || ratio < minRatio)) {
+                missed.add("ratio to " + peer);
+            }
+            if (maxAllocBytes >= 0 && (row.allocBytesPerOp() == null || row.allocBytesPerOp() > maxAllocBytes)) {
+                missed.add("B/op");
+            }
+            String wanted = "target >= " + Table.si(minOpsPerSec) + " ops/s"
+                    + (peer == null ? "" : String.format(", >= %.1fx %s", minRatio, peer))
+                    + (maxAllocBytes >= 0 ? ", ~0 B/op" : "");
+            return wanted + (missed.isEmpty() ? ": met" : ": MISSED (" + String.join(", ", missed) + ")");
+        }
+    }
+
+    /** One row: its short name (the method prefix), whether it has a latency method, its note, target. */
+    record RowSpec(String row, boolean latency, String note, Target target) {
+    }
+
+    private final String name;
+    private final Class<?> benchmarks;
+    private final List<String> peers;
+    private final List<RowSpec> rows;
+
+    JmhSuite(String name, Class<?> benchmarks, List<String> peers, List<RowSpec> rows) {
+        this.name = name;
+        this.benchmarks = benchmarks;
+        this.peers = List.copyOf(peers);
+        this.rows = List.copyOf(rows);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public List<Row> run(BenchOptions options) throws Exception {
+        String cls = Pattern.quote(benchmarks.getName()) + "\\.";
+        String who = String.join("|", concat(OURS, peers));
+        Map<String, RunResult> byMethod = new HashMap<>();
+        ChainedOptionsBuilder throughput = base(options)
+                .include(cls + "[a-z0-9_]+__(" + who + ")$")
+                .mode(Mode.Throughput).timeUnit(TimeUnit.SECONDS)
+                .addProfiler(GCProfiler.class);
+        collect(new Runner(throughput.build()).run(), byMethod);
+        if (rows.stream().anyMatch(RowSpec::latency)) {
+            ChainedOptionsBuilder latency = base(options)
+                    .include(cls + "[a-z0-9_]+" + ROUND + "$")
+                    .mode(Mode.SampleTime).timeUnit(TimeUnit.MICROSECONDS);
+            collect(new Runner(latency.build()).run(), byMethod);
+        }
+        List<Row> out = new ArrayList<>();
+        for (RowSpec spec : rows) {
+            out.add(row(spec, byMethod));
+        }
+        return out;
+    }
+
+    private ChainedOptionsBuilder base(BenchOptions options) {
+        ChainedOptionsBuilder b = new OptionsBuilder()
+                .forks(1)
+                .threads(1)
+                .shouldFailOnError(true)
+                .jvmArgs(BenchMain.forkArgs().toArray(String[]::new));
+        if (options.quick) {
+            b.warmupIterations(2).warmupTime(TimeValue.milliseconds(250))
+                    .measurementIterations(3).measurementTime(TimeValue.milliseconds(250));
+        } else {
+            b.warmupIterations(3).warmupTime(TimeValue.seconds(1))
+                    .measurementIterations(5).measurementTime(TimeValue.seconds(1));
+        }
+        return b;
+    }
+
+    private static void collect(Collection<RunResult> results, Map<String, RunResult> byMethod) {
+        for (RunResult r : results) {
+            BenchmarkParams params = r.getParams();
+            String method = params.getBenchmark().substring(params.getBenchmark().lastIndexOf('.') + 1);
+            byMethod.put(method, r);
+        }
+    }
+
+    private Row row(RowSpec spec, Map<String, RunResult> byMethod) {
+        RunResult ours = byMethod.get(spec.row() + "__" + OURS);
+        if (ours == null) {
+            throw new IllegalStateException("benchmark " + spec.row() + "__" + OURS + " did not run");
+        }
+        Map<String, Double> peerOps = new LinkedHashMap<>();
+        for (String peer : peers) {
+            RunResult theirs = byMethod.get(spec.row() + "__" + peer);
+            if (theirs != null) {
+                peerOps.put(peer, theirs.getPrimaryResult().getScore());
+            }
+        }
+        Result<?> alloc = ours.getSecondaryResults().get(ALLOC);
+        Double allocPerOp = alloc == null ? null : alloc.getScore();
+        Double p50 = null;
+        Double p90 = null;
+        Double p99 = null;
+        Double p999 = null;
+        Double max = null;
+        RunResult round = byMethod.get(spec.row() + ROUND);
+        if (spec.latency() && round != null) {
+            Statistics s = round.getPrimaryResult().getStatistics();
+            p50 = s.getPercentile(50);
+            p90 = s.getPercentile(90);
+            p99 = s.getPercentile(99);
+            p999 = s.getPercentile(99.9);
+            max = s.getMax();
+        }
+        Row row = new Row(name, name + "." + spec.row(), "ops/s", ours.getPrimaryResult().getScore(),
+                p50, p90, p99, p999, max, allocPerOp,
+                (int) ours.getPrimaryResult().getStatistics().getN(), peerOps, spec.note());
+        if (spec.target() == null) {
+            return row;
+        }
+        String verdict = spec.target().check(row);
+        return new Row(row.suite(), row.name(), row.unit(), row.opsPerSec(), p50, p90, p99, p999, max,
+                allocPerOp, row.samples(), peerOps, spec.note().isEmpty() ? verdict : spec.note() + "; " + verdict);
+    }
+
+    private static List<String> concat(String first, List<String> rest) {
+        List<String> all = new ArrayList<>();
+        all.add(first);
+        all.addAll(rest);
+        return all;
+    }
+}

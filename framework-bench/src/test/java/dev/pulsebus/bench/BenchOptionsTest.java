@@ -1,0 +1,53 @@
+package dev.pulsebus.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class BenchOptionsTest {
+
+    private static final Set<String> SUITES = BenchMain.suites().keySet();
+
+    @Test
+    void defaultsRunEverySuiteFullyIntoTargetBench() throws Exception {
+        BenchOptions o = BenchOptions.parse(new String[0], SUITES);
+
+        assertThat(o.quick).isFalse();
+        assertThat(o.suites).containsExactlyElementsOf(SUITES);
+        assertThat(o.out).isEqualTo(Path.of("target", "bench"));
+        assertThat(o.json).isNull();
+        assertThat(o.backend).isEqualTo("sqlite");
+    }
+
+    @Test
+    void readsEveryFlag() throws Exception {
+        BenchOptions o = BenchOptions.parse(new String[] {"--quick", "--suite", "event", "--suite", "event",
+            "--json", "base.json", "--out", "o", "--backend", "postgres"}, SUITES);
+
+        assertThat(o.quick).isTrue();
+        assertThat(o.suites).containsExactly("event");
+        assertThat(o.json).isEqualTo(Path.of("base.json"));
+        assertThat(o.out).isEqualTo(Path.of("o"));
+        assertThat(o.backend).isEqualTo("postgres");
+    }
+
+    @Test
+    void unknownSuiteNamesTheOnesThatExist() {
+        assertThatThrownBy(() -> BenchOptions.parse(new String[] {"--suite", "nosuch"}, SUITES))
+                .isInstanceOf(BenchOptions.UsageException.class)
+                .hasMessageContaining("unknown suite 'nosuch'").hasMessageContaining("event");
+    }
+
+    @Test
+    void badFlagsAreUsageErrors() {
+        assertThatThrownBy(() -> BenchOptions.parse(new String[] {"--fast"}, SUITES))
+                .hasMessage("unknown argument '--fast'");
+        assertThatThrownBy(() -> BenchOptions.parse(new String[] {"--json"}, SUITES))
+                .hasMessage("--json needs a value");
+        assertThatThrownBy(() -> BenchOptions.parse(new String[] {"--backend", "oracle"}, SUITES))
+                .hasMessageContaining("unknown backend 'oracle'");
+    }
+}
