@@ -1,9 +1,9 @@
 package dev.pulsebus.bus;
 
+import dev.pulsebus.internal.FailureLog;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -16,16 +16,11 @@ import org.slf4j.LoggerFactory;
 final class Subscriber implements Subscription {
 
     private static final Logger LOG = LoggerFactory.getLogger(EventBus.class);
-    /** After the first failure (logged with its stack trace), at most one line per this interval. */
-    private static final long FAILURE_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(60);
     private static final VarHandle FIRED;
-    private static final VarHandle LAST_LOG;
 
     static {
         try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            FIRED = lookup.findVarHandle(Subscriber.class, "fired", boolean.class);
-            LAST_LOG = lookup.findVarHandle(Subscriber.class, "lastLogNanos", long.class);
+            FIRED = MethodHandles.lookup().findVarHandle(Subscriber.class, "fired", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -50,9 +45,7 @@ final class Subscriber implements Subscription {
     private volatile boolean active = true;
     @SuppressWarnings("unused") // through FIRED
     private volatile boolean fired;
-    @SuppressWarnings("unused") // through LAST_LOG
-    private volatile long lastLogNanos;
-    private final AtomicLong failures = new AtomicLong();
+    private final FailureLog failures;
 
     Subscriber(DefaultEventBus bus, Class<?> type, int priority, long sequence, boolean blocking,
                EventHandler<Object> handler, Interceptor<Object> interceptor, Predicate<Object> filter,
@@ -69,6 +62,7 @@ final class Subscriber implements Subscription {
         this.once = once;
         this.name = name;
         this.plain = !blocking && filter == null && !once;
+        this.failures = new FailureLog(LOG, "Handler '" + name + "'");
     }
 
     /**
@@ -133,23 +127,7 @@ final class Subscriber implements Subscription {
 
     void failed(Throwable t, Object event, BusMetrics.TypeMeters meters) {
         meters.errors.increment();
-        long n = failures.incrementAndGet();
-        long now = System.nanoTime();
-        if (n == 1) {
-            LAST_LOG.setVolatile(this, now);
-            LOG.error("Handler '{}' failed on {}; it keeps its subscription, the other handlers ran",
-                    name, event.getClass().getName(), t);
-            return;
-        }
-        long last = (long) LAST_LOG.getVolatile(this);
-        if (now - last >= FAILURE_LOG_INTERVAL_NANOS && LAST_LOG.compareAndSet(this, last, now)) {
-            LOG.error("Handler '{}' failed again on {} ({} failures so far): {}",
-                    name, event.getClass().getName(), n, t.toString());
-        }
-    }
-
-    long failures() {
-        return failures.get();
+        failures.failed(t, "on " + event.getClass().getName() + "; it keeps its subscription, the other handlers ran");
     }
 
     @Override

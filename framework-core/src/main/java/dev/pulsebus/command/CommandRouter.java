@@ -1,0 +1,152 @@
+package dev.pulsebus.command;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Turns a message such as {@code /weather tokyo} into a call of the right command, or a polite refusal.
+ *
+ * <h2>Matching</h2>
+ * Everything is compiled when commands are registered. A message that does not start with a prefix is
+ * rejected on its first character (after leading spaces), with no allocation; a prefixed message costs
+ * one lookup of its first word in an open-addressing table read in place, also without allocation when
+ * no command has that name. Then sub-commands ({@code /kv get key}) are looked up the same way. Commands
+ * with a {@link Command#pattern regex} or {@link Command#keyword keyword} are tried on messages that no
+ * prefixed command took; their expressions are compiled once, at registration.
+ *
+ * <h2>A call</h2>
+ * Permission first (refused: {@link Outcome#DENIED}), then the cooldown, rate limit and quota (refused:
+ * {@link Outcome#COOLDOWN}, {@link Outcome#RATE_LIMITED}, {@link Outcome#QUOTA}; a call refused by one
+ * control is not counted by the others), then the handler, on the calling thread. An argument error
+ * ({@link Outcome#BAD_ARGS}) gives the call back to the controls: a typo does not cost a cooldown. Every
+ * refusal is an answer to the user in their language (English and Chinese built in), once per block.
+ *
+ * <h2>State</h2>
+ * Each control of each command keeps its own table of at most {@link Builder#tableCapacity} keys
+ * (default 4096); when full, the least recently used key is evicted and counted. Time comes from the
+ * {@link Builder#clock clock}.
+ *
+ * <p>Thread-safe: routing takes no lock; registering does, and publishes a new compiled snapshot.
+ */
+public interface CommandRouter {
+
+    static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Adds a command (with its sub-commands).
+     *
+     * @throws IllegalArgumentException if its name or an alias is taken, or it has neither a handler nor
+     *     sub-commands
+     */
+    Registration register(Command command);
+
+    /** Routes one message: runs the command it names, or says why not. Answers go through the source. */
+    Outcome route(CommandSource source);
+
+    /** A registered command; {@link #unregister()} removes it and its meters. */
+    interface Registration {
+        void unregister();
+    }
+
+    /** Settings of a {@link CommandRouter}. Not thread-safe; build once. */
+    final class Builder {
+        List<String> prefixes = List.of("/");
+        boolean requireMention;
+        boolean caseInsensitive;
+        boolean spaceAfterPrefix;
+        Clock clock = Clock.systemDefaultZone();
+        int tableCapacity = 4096;
+        MeterRegistry meterRegistry;
+        QuotaStore quotaStore = QuotaStore.none();
+        final Map<String, Map<String, String>> messages = new HashMap<>();
+        boolean helpCommand = true;
+        boolean replyToUnknown;
+
+        Builder() {
+        }
+
+        /** The prefixes a command starts with, e.g. {@code "/", "!", "。"}. Default {@code "/"}. */
+        public Builder prefixes(String... prefixes) {
+            this.prefixes = List.of(prefixes);
+            return this;
+        }
+
+        /** Commands count only in messages that mention the bot. Default off. */
+        public Builder requireMention(boolean require) {
+            this.requireMention = require;
+            return this;
+        }
+
+        /** {@code /Weather} finds {@code weather}. Default off. */
+        public Builder caseInsensitive(boolean caseInsensitive) {
+            this.caseInsensitive = caseInsensitive;
+            return this;
+        }
+
+        /** {@code / weather} finds {@code weather}. Default off. */
+        public Builder spaceAfterPrefix(boolean allowed) {
+            this.spaceAfterPrefix = allowed;
+            return this;
+        }
+
+        /** The time source of cooldowns, rate limits and quotas (its zone decides quota days). */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /** The most keys each control table of each command keeps. Default 4096. */
+        public Builder tableCapacity(int capacity) {
+            if (capacity < 1) {
+                throw new IllegalArgumentException("tableCapacity must be at least 1, was " + capacity);
+            }
+            this.tableCapacity = capacity;
+            return this;
+        }
+
+        /** Where {@code pulsebus.commands.*} meters go. */
+        public Builder meterRegistry(MeterRegistry registry) {
+            this.meterRegistry = Objects.requireNonNull(registry, "registry");
+            return this;
+        }
+
+        /** Where quota counts persist. Default: nowhere (see {@link QuotaStore#none()}). */
+        public Builder quotaStore(QuotaStore store) {
+            this.quotaStore = Objects.requireNonNull(store, "store");
+            return this;
+        }
+
+        /**
+         * Adds or replaces answers for a language (keys as in {@code dev/pulsebus/command/messages.properties}),
+         * for example {@code messages(Locale.JAPANESE, Map.of("denied", "..."))}.
+         */
+        public Builder messages(Locale language, Map<String, String> texts) {
+            messages.computeIfAbsent(language.getLanguage(), k -> new HashMap<>()).putAll(texts);
+            return this;
+        }
+
+        /** Whether the built-in {@code help} command is registered. Default on. */
+        public Builder helpCommand(boolean enabled) {
+            this.helpCommand = enabled;
+            return this;
+        }
+
+        /** Whether an unknown command is answered ("Unknown command /x. Try /help."). Default off. */
+        public Builder replyToUnknown(boolean reply) {
+            this.replyToUnknown = reply;
+            return this;
+        }
+
+        public CommandRouter build() {
+            return new DefaultCommandRouter(this, new ArrayList<>(prefixes));
+        }
+    }
+}

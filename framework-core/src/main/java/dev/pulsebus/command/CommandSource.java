@@ -1,0 +1,40 @@
+package dev.pulsebus.command;
+
+import java.util.Locale;
+
+/**
+ * What the command router needs of an incoming message. The message pipeline adapts its events to this;
+ * tests and embedders may implement it directly.
+ *
+ * <p>Implementations should return fields, not compute: the router calls {@link #text()} once per message
+ * and the id methods on every checked call.
+ */
+public interface CommandSource {
+
+    /** The message's plain text, without the mention of the bot. */
+    String text();
+
+    /** The sender's id on its platform. */
+    String userId();
+
+    /** The chat's id: a group, channel, or the private chat with the sender. */
+    String chatId();
+
+    /** Whether the message mentions this bot (for routers that require a mention). */
+    default boolean mentionsBot() {
+        return false;
+    }
+
+    /** The sender's role in the chat. */
+    default SenderRole senderRole() {
+        return SenderRole.MEMBER;
+    }
+
+    /** The sender's language, for refusals and help. */
+    default Locale locale() {
+        return Locale.ENGLISH;
+    }
+
+    /** Sends {@code text} back to the chat the message came from. */
+    void reply(String text);
+}

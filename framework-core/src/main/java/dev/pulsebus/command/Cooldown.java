@@ -1,0 +1,66 @@
+package dev.pulsebus.command;
+
+/** One call per window per key: a call at or after {@code last + window} is granted. */
+final class Cooldown extends Control {
+
+    private final long windowMillis;
+    private final ControlTable<State> table;
+
+    private static final class State {
+        long last;
+        long previous;
+        /** The end of the block whose refusal was already answered. */
+        long toldUntil = Long.MIN_VALUE;
+    }
+
+    Cooldown(long windowMillis, Scope scope, int capacity) {
+        super(scope, Outcome.COOLDOWN, "cooldown");
+        this.windowMillis = windowMillis;
+        this.table = new ControlTable<>(capacity);
+    }
+
+    @Override
+    long tryAcquire(String key, long now) {
+        synchronized (table) {
+            State s = table.get(key);
+            if (s == null) {
+                s = new State();
+                s.last = now;
+                s.previous = Long.MIN_VALUE;
+                table.put(key, s);
+                return GRANTED;
+            }
+            long until = s.last + windowMillis;
+            if (now >= until) {
+                s.previous = s.last;
+                s.last = now;
+                return GRANTED;
+            }
+            if (s.toldUntil == until) {
+                return SILENT;
+            }
+            s.toldUntil = until;
+            return until - now;
+        }
+    }
+
+    @Override
+    void release(String key) {
+        synchronized (table) {
+            State s = table.get(key);
+            if (s != null) {
+                s.last = s.previous;
+            }
+        }
+    }
+
+    @Override
+    String refusal(Messages messages, String command, long waitMillis) {
+        return messages.format("cooldown", "command", command, "wait", messages.duration(waitMillis));
+    }
+
+    @Override
+    ControlTable<?> table() {
+        return table;
+    }
+}

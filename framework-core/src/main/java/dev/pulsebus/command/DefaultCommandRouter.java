@@ -1,0 +1,326 @@
+package dev.pulsebus.command;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.regex.Matcher;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@link CommandRouter}: a volatile {@link Snapshot} of compiled commands read without a lock by
+ * {@link #route}, replaced under {@link #lock} by {@link #register} and unregistering.
+ */
+final class DefaultCommandRouter implements CommandRouter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CommandRouter.class);
+
+    private final PrefixSet prefixes;
+    private final String shownPrefix;
+    private final boolean requireMention;
+    private final boolean fold;
+    private final boolean spaceAfterPrefix;
+    private final boolean replyToUnknown;
+    private final Clock clock;
+    private final int capacity;
+    private final QuotaStore quotaStore;
+    private final MeterRegistry registry;
+    private final MessageCatalog catalog;
+    private final LongAdder unknown = new LongAdder();
+
+    private final Object lock = new Object();
+    /** Top-level commands in registration order. Guarded by {@link #lock}. */
+    private final List<Entry> commands = new ArrayList<>();
+    private final Map<Entry, List<Meter>> meters = new HashMap<>();
+    private volatile Snapshot snapshot;
+
+    /** What routing reads: names (and aliases) of top-level commands, and the pattern commands. */
+    private record Snapshot(NameTable<Entry> names, Entry[] patterns, List<Entry> commands) {
+    }
+
+    DefaultCommandRouter(CommandRouter.Builder b, List<String> prefixList) {
+        this.prefixes = new PrefixSet(prefixList);
+        this.shownPrefix = prefixList.get(0);
+        this.requireMention = b.requireMention;
+        this.fold = b.caseInsensitive;
+        this.spaceAfterPrefix = b.spaceAfterPrefix;
+        this.replyToUnknown = b.replyToUnknown;
+        this.clock = b.clock;
+        this.capacity = b.tableCapacity;
+        this.quotaStore = b.quotaStore;
+        this.registry = b.meterRegistry;
+        this.catalog = new MessageCatalog(b.messages);
+        this.snapshot = new Snapshot(new NameTable<>(Map.of(), fold), new Entry[0], List.of());
+        if (registry != null) {
+            FunctionCounter.builder("pulsebus.commands.misses", unknown, LongAdder::sum)
+                    .description("Messages with a command prefix but no such command").register(registry);
+        }
+        if (b.helpCommand) {
+            register(Command.named("help").usage(shownPrefix + "help [command]")
+                    .help(catalog.forLocale(Locale.ENGLISH).format("help.usage"))
+                    .handler(new HelpCommand(this::commands, shownPrefix, fold, catalog)));
+        }
+    }
+
+    List<Entry> commands() {
+        return snapshot.commands();
+    }
+
+    // ------------------------------------------------------------------ routing
+
+    @Override
+    public Outcome route(CommandSource source) {
+        String text = source.text();
+        Snapshot s = snapshot;
+        int n = text.length();
+        int at = 0;
+        while (at < n && text.charAt(at) == ' ') {
+            at++;
+        }
+        int afterPrefix = at < n ? prefixes.match(text, at) : -1;
+        if (afterPrefix < 0 || (requireMention && !source.mentionsBot())) {
+            return s.patterns().length == 0 ? Outcome.NOT_COMMAND : routePatterns(source, text, s, Outcome.NOT_COMMAND);
+        }
+        int from = spaceAfterPrefix ? Arguments.skipSpaces(text, afterPrefix) : afterPrefix;
+        int to = Arguments.wordEnd(text, from);
+        if (to == from) {
+            return s.patterns().length == 0 ? Outcome.NOT_COMMAND : routePatterns(source, text, s, Outcome.NOT_COMMAND);
+        }
+        Entry e = s.names().get(text, from, to);
+        if (e == null) {
+            unknown.increment();
+            if (replyToUnknown) {
+                Messages m = catalog.forLocale(source.locale());
+                source.reply(m.format("unknown", "command", text.substring(at, to), "help", shownPrefix + "help"));
+            }
+            return s.patterns().length == 0 ? Outcome.UNKNOWN : routePatterns(source, text, s, Outcome.UNKNOWN);
+        }
+        int args = Arguments.skipSpaces(text, to);
+        while (e.subTable != null && args < n) {
+            int subEnd = Arguments.wordEnd(text, args);
+            Entry sub = e.subTable.get(text, args, subEnd);
+            if (sub == null) {
+                break;
+            }
+            e = sub;
+            args = Arguments.skipSpaces(text, subEnd);
+        }
+        return run(e, new Call(source, e, text, from, to, args, catalog));
+    }
+
+    private Outcome routePatterns(CommandSource source, String text, Snapshot s, Outcome otherwise) {
+        String folded = null;
+        for (Entry e : s.patterns()) {
+            if (e.pattern != null) {
+                Matcher m = e.pattern.matcher(text);
+                if (m.matches()) {
+                    List<String> groups = new ArrayList<>(m.groupCount());
+                    for (int g = 1; g <= m.groupCount(); g++) {
+                        groups.add(m.group(g) == null ? "" : m.group(g));
+                    }
+                    return run(e, new Call(source, e, text, groups, catalog));
+                }
+            } else {
+                if (folded == null) {
+                    folded = fold ? NameTable.fold(text) : text;
+                }
+                if (folded.contains(e.keyword)) {
+                    Call call = new Call(source, e, text, 0, 0, 0, catalog);
+                    return run(e, call);
+                }
+            }
+        }
+        return otherwise;
+    }
+
+    private Outcome run(Entry e, Call call) {
+        CommandSource source = call.source();
+        if (e.handler == null) {
+            List<String> subs = e.subcommands.stream().map(x -> x.name).toList();
+            return refuse(e, call, Outcome.BAD_ARGS, call.messages().format("sub.missing",
+                    "command", shownPrefix + e.path, "subs", String.join(", ", subs)));
+        }
+        if (e.permission != null && !permitted(e, source)) {
+            return refuse(e, call, Outcome.DENIED,
+                    call.messages().format("denied", "command", shownPrefix + e.path));
+        }
+        Control[] controls = e.controls;
+        int granted = 0;
+        if (controls.length > 0) {
+            long now = clock.millis();
+            for (; granted < controls.length; granted++) {
+                Control c = controls[granted];
+                String key = c.scope.keyOf(source);
+                long r = c.tryAcquire(key, now);
+                if (r != Control.GRANTED) {
+                    release(controls, granted, source);
+                    String answer = r == Control.SILENT ? null
+                            : c.refusal(call.messages(), shownPrefix + e.path, r);
+                    return refuse(e, call, c.outcome, answer);
+                }
+            }
+        }
+        try {
+            e.handler.handle(call);
+            e.count(Outcome.OK);
+            return Outcome.OK;
+        } catch (CommandArgumentException bad) {
+            release(controls, granted, source);
+            return refuse(e, call, Outcome.BAD_ARGS,
+                    call.messages().format("bad_args", "error", bad.getMessage(), "usage", e.usage));
+        } catch (Throwable t) {
+            e.failures.failed(t, "for user " + source.userId() + " in chat " + source.chatId());
+            return refuse(e, call, Outcome.ERROR, call.messages().format("error", "command", shownPrefix + e.path));
+        }
+    }
+
+    private static boolean permitted(Entry e, CommandSource source) {
+        try {
+            return e.permission.test(source);
+        } catch (RuntimeException ex) {
+            e.failures.failed(ex, "in its permission check");
+            return false;
+        }
+    }
+
+    private static void release(Control[] controls, int granted, CommandSource source) {
+        for (int i = granted - 1; i >= 0; i--) {
+            controls[i].release(controls[i].scope.keyOf(source));
+        }
+    }
+
+    /** Counts {@code outcome} and answers, unless {@code answer} is null (already told for this block). */
+    private static Outcome refuse(Entry e, Call call, Outcome outcome, String answer) {
+        e.count(outcome);
+        if (answer != null) {
+            try {
+                call.reply(answer);
+            } catch (RuntimeException ex) {
+                LOG.warn("Could not answer {} on {}: {}", outcome.label(), call, ex.toString());
+            }
+        }
+        return outcome;
+    }
+
+    // ------------------------------------------------------------------ registration
+
+    @Override
+    public Registration register(Command command) {
+        Entry entry = compile(command, "");
+        synchronized (lock) {
+            List<Entry> next = new ArrayList<>(commands);
+            next.add(entry);
+            Snapshot s = snapshotOf(next);
+            commands.add(entry);
+            meters.put(entry, bind(entry));
+            snapshot = s;
+        }
+        return () -> unregister(entry);
+    }
+
+    private void unregister(Entry entry) {
+        synchronized (lock) {
+            if (!commands.remove(entry)) {
+                return;
+            }
+            snapshot = snapshotOf(commands);
+            List<Meter> bound = meters.remove(entry);
+            if (registry != null) {
+                bound.forEach(registry::remove);
+            }
+        }
+    }
+
+    private Snapshot snapshotOf(List<Entry> entries) {
+        Map<String, Entry> names = new LinkedHashMap<>();
+        List<Entry> patterns = new ArrayList<>();
+        for (Entry e : entries) {
+            claim(names, e.name, e, "");
+            for (String alias : e.aliases) {
+                claim(names, alias, e, "");
+            }
+            if (e.pattern != null || e.keyword != null) {
+                patterns.add(e);
+            }
+        }
+        return new Snapshot(new NameTable<>(names, fold), patterns.toArray(Entry[]::new), List.copyOf(entries));
+    }
+
+    private void claim(Map<String, Entry> names, String name, Entry e, String parent) {
+        String key = fold ? NameTable.fold(name) : name;
+        Entry taken = names.putIfAbsent(key, e);
+        if (taken != null) {
+            throw new IllegalArgumentException("command name or alias '" + parent + name
+                    + "' is already taken by " + shownPrefix + taken.path);
+        }
+    }
+
+    private Entry compile(Command c, String parentPath) {
+        if (c.handler == null && c.subcommands.isEmpty()) {
+            throw new IllegalArgumentException("command '" + c.name + "' needs a handler or sub-commands");
+        }
+        String path = parentPath.isEmpty() ? c.name : parentPath + " " + c.name;
+        List<Entry> subs = new ArrayList<>();
+        Map<String, Entry> subNames = new LinkedHashMap<>();
+        for (Command sc : c.subcommands) {
+            Entry sub = compile(sc, path);
+            subs.add(sub);
+            claim(subNames, sub.name, sub, path + " ");
+            for (String alias : sub.aliases) {
+                claim(subNames, alias, sub, path + " ");
+            }
+        }
+        List<Control> controls = new ArrayList<>(3);
+        if (c.cooldown != null) {
+            controls.add(new Cooldown(c.cooldown.toMillis(), c.cooldownScope, capacity));
+        }
+        if (c.rateLimit > 0) {
+            controls.add(new RateLimit(c.rateLimit, c.rateWindow.toMillis(), c.rateScope, capacity));
+        }
+        if (c.quota > 0) {
+            controls.add(new Quota(c.quota, c.quotaPeriod, c.quotaScope, capacity, clock.getZone(), path, quotaStore));
+        }
+        String usage = c.usage != null ? c.usage : shownPrefix + path;
+        String keyword = c.keyword == null ? null : fold ? NameTable.fold(c.keyword) : c.keyword;
+        return new Entry(path, c, usage, controls.toArray(Control[]::new), keyword, subs,
+                subs.isEmpty() ? null : new NameTable<>(subNames, fold));
+    }
+
+    /** Registers the meters of {@code e} and its sub-commands; returns them for removal. */
+    private List<Meter> bind(Entry e) {
+        List<Meter> bound = new ArrayList<>();
+        if (registry == null) {
+            return bound;
+        }
+        for (Outcome o : Outcome.values()) {
+            if (o.matched()) {
+                LongAdder counter = e.outcomes[o.ordinal()];
+                bound.add(FunctionCounter.builder("pulsebus.commands.calls", counter, LongAdder::sum)
+                        .description("Command calls by outcome")
+                        .tag("command", e.path).tag("outcome", o.label()).register(registry));
+            }
+        }
+        for (Control c : e.controls) {
+            ControlTable<?> t = c.table();
+            bound.add(FunctionCounter.builder("pulsebus.commands.table.evictions", t, ControlTable::evictions)
+                    .description("Keys evicted from a full command control table (least recently used first)")
+                    .tag("command", e.path).tag("control", c.label).register(registry));
+            bound.add(Gauge.builder("pulsebus.commands.table.size", t, ControlTable::size)
+                    .description("Keys in a command control table")
+                    .tag("command", e.path).tag("control", c.label).register(registry));
+        }
+        for (Entry sub : e.subcommands) {
+            bound.addAll(bind(sub));
+        }
+        return bound;
+    }
+}

@@ -1,0 +1,88 @@
+package dev.pulsebus.command;
+
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneId;
+
+/**
+ * At most {@code limit} calls per calendar day or week per key, in the router clock's zone. Counts are
+ * written through to the {@link QuotaStore} and read from it when a key is not in the table (first use,
+ * or evicted), so a persistent store carries quotas across restarts.
+ */
+final class Quota extends Control {
+
+    private final int limit;
+    private final QuotaPeriod period;
+    private final ZoneId zone;
+    private final String command;
+    private final QuotaStore store;
+    private final ControlTable<State> table;
+
+    private static final class State {
+        LocalDate start;
+        long endMillis;
+        int used;
+        long toldUntil = Long.MIN_VALUE;
+    }
+
+    Quota(int limit, QuotaPeriod period, Scope scope, int capacity, ZoneId zone, String command,
+          QuotaStore store) {
+        super(scope, Outcome.QUOTA, "quota");
+        this.limit = limit;
+        this.period = period;
+        this.zone = zone;
+        this.command = command;
+        this.store = store;
+        this.table = new ControlTable<>(capacity);
+    }
+
+    @Override
+    long tryAcquire(String key, long now) {
+        synchronized (table) {
+            State s = table.get(key);
+            if (s == null || now >= s.endMillis) {
+                if (s == null) {
+                    s = new State();
+                    table.put(key, s);
+                }
+                Instant at = Instant.ofEpochMilli(now);
+                s.start = period.start(at, zone);
+                s.endMillis = period.endMillis(at, zone);
+                s.used = store.used(command, key, s.start);
+            }
+            if (s.used < limit) {
+                s.used++;
+                store.record(command, key, s.start, s.used);
+                return GRANTED;
+            }
+            if (s.toldUntil == s.endMillis) {
+                return SILENT;
+            }
+            s.toldUntil = s.endMillis;
+            return s.endMillis - now;
+        }
+    }
+
+    @Override
+    void release(String key) {
+        synchronized (table) {
+            State s = table.get(key);
+            if (s != null && s.used > 0) {
+                s.used--;
+                store.record(command, key, s.start, s.used);
+            }
+        }
+    }
+
+    @Override
+    String refusal(Messages messages, String command, long waitMillis) {
+        return messages.format("quota", "command", command, "limit", limit,
+                "period", messages.format(period == QuotaPeriod.DAY ? "period.day" : "period.week"),
+                "wait", messages.duration(waitMillis));
+    }
+
+    @Override
+    ControlTable<?> table() {
+        return table;
+    }
+}

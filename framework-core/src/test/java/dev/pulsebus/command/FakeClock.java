@@ -1,0 +1,48 @@
+package dev.pulsebus.command;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** A clock that moves only when a test says so. */
+final class FakeClock extends Clock {
+
+    private final AtomicLong millis;
+    private final ZoneId zone;
+
+    FakeClock(Instant start, ZoneId zone) {
+        this.millis = new AtomicLong(start.toEpochMilli());
+        this.zone = zone;
+    }
+
+    FakeClock() {
+        this(Instant.parse("2026-11-30T10:00:00Z"), ZoneOffset.UTC);
+    }
+
+    void advance(Duration d) {
+        millis.addAndGet(d.toMillis());
+    }
+
+    @Override
+    public long millis() {
+        return millis.get();
+    }
+
+    @Override
+    public Instant instant() {
+        return Instant.ofEpochMilli(millis.get());
+    }
+
+    @Override
+    public ZoneId getZone() {
+        return zone;
+    }
+
+    @Override
+    public Clock withZone(ZoneId z) {
+        return new FakeClock(instant(), z);
+    }
+}
