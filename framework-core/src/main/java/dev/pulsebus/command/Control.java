@@ -36,4 +36,18 @@ abstract sealed class Control permits Cooldown, RateLimit, Quota {
     abstract String refusal(Messages messages, String command, long waitMillis);
 
     abstract ControlTable<?> table();
+
+    /** Per-key state of every control: remembers which block's refusal was already answered. */
+    static class KeyState {
+        private long toldUntil = Long.MIN_VALUE;
+
+        /** Refuses until {@code until}: the wait to tell the first time for this block, then SILENT. */
+        final long refuse(long until, long now) {
+            if (toldUntil == until) {
+                return SILENT;
+            }
+            toldUntil = until;
+            return until - now;
+        }
+    }
 }

@@ -6,11 +6,9 @@ final class Cooldown extends Control {
     private final long windowMillis;
     private final ControlTable<State> table;
 
-    private static final class State {
+    private static final class State extends KeyState {
         long last;
         long previous;
-        /** The end of the block whose refusal was already answered. */
-        long toldUntil = Long.MIN_VALUE;
     }
 
     Cooldown(long windowMillis, Scope scope, int capacity) {
@@ -36,11 +34,7 @@ final class Cooldown extends Control {
                 s.last = now;
                 return GRANTED;
             }
-            if (s.toldUntil == until) {
-                return SILENT;
-            }
-            s.toldUntil = until;
-            return until - now;
+            return s.refuse(until, now);
         }
     }
 

@@ -18,11 +18,10 @@ final class Quota extends Control {
     private final QuotaStore store;
     private final ControlTable<State> table;
 
-    private static final class State {
+    private static final class State extends KeyState {
         LocalDate start;
         long endMillis;
         int used;
-        long toldUntil = Long.MIN_VALUE;
     }
 
     Quota(int limit, QuotaPeriod period, Scope scope, int capacity, ZoneId zone, String command,
@@ -55,11 +54,7 @@ final class Quota extends Control {
                 store.record(command, key, s.start, s.used);
                 return GRANTED;
             }
-            if (s.toldUntil == s.endMillis) {
-                return SILENT;
-            }
-            s.toldUntil = s.endMillis;
-            return s.endMillis - now;
+            return s.refuse(s.endMillis, now);
         }
     }
 

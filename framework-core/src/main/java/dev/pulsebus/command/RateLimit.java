@@ -11,11 +11,10 @@ final class RateLimit extends Control {
     private final long windowMillis;
     private final ControlTable<State> table;
 
-    private static final class State {
+    private static final class State extends KeyState {
         final long[] times;
         int head;
         int count;
-        long toldUntil = Long.MIN_VALUE;
 
         State(int limit) {
             times = new long[limit];
@@ -62,12 +61,7 @@ final class RateLimit extends Control {
                 s.add(now);
                 return GRANTED;
             }
-            long until = s.oldest() + windowMillis;
-            if (s.toldUntil == until) {
-                return SILENT;
-            }
-            s.toldUntil = until;
-            return until - now;
+            return s.refuse(s.oldest() + windowMillis, now);
         }
     }
 
