@@ -20,8 +20,9 @@ public final class BenchMain {
     /** Every suite this build has, in run order. */
     static Map<String, Suite> suites() {
         Map<String, Suite> all = new LinkedHashMap<>();
-        Suite event = EventSuite.create();
-        all.put(event.name(), event);
+        for (Suite suite : List.of(EventSuite.create(), RouterSuite.create())) {
+            all.put(suite.name(), suite);
+        }
         return all;
     }
 

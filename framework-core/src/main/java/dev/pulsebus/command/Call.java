@@ -12,6 +12,9 @@ final class Call implements CommandCall {
     private final int labelTo;
     private final int argsFrom;
     private final MessageCatalog catalog;
+    /** Word boundaries from {@link Arguments#scan}; {@code null} until first needed. */
+    private int[] bounds;
+    /** For a pattern command: the given arguments; otherwise made on {@link #args()}. */
     private List<String> args;
     private Messages messages;
 
@@ -27,7 +30,7 @@ final class Call implements CommandCall {
         this.catalog = catalog;
     }
 
-    /** A pattern command: the arguments are given (the groups, or the words). */
+    /** A pattern command: the arguments are given (the groups). */
     Call(CommandSource source, Entry entry, String text, List<String> args, MessageCatalog catalog) {
         this(source, entry, text, 0, 0, 0, catalog);
         this.args = List.copyOf(args);
@@ -38,6 +41,13 @@ final class Call implements CommandCall {
             messages = catalog.forLocale(source.locale());
         }
         return messages;
+    }
+
+    private int[] bounds() {
+        if (bounds == null) {
+            bounds = Arguments.scan(text, argsFrom, messages());
+        }
+        return bounds;
     }
 
     @Override
@@ -58,48 +68,61 @@ final class Call implements CommandCall {
     @Override
     public List<String> args() {
         if (args == null) {
-            args = List.copyOf(Arguments.split(text, argsFrom, messages()));
+            int[] b = bounds();
+            String[] words = new String[b.length / 2];
+            for (int i = 0; i < words.length; i++) {
+                words[i] = Arguments.word(text, b[2 * i], b[2 * i + 1]);
+            }
+            args = List.of(words);
         }
         return args;
     }
 
     @Override
     public int argCount() {
-        return args().size();
+        return args != null ? args.size() : bounds().length / 2;
     }
 
     @Override
     public String arg(int index) {
-        List<String> a = args();
-        if (index < 0 || index >= a.size()) {
-            throw new CommandArgumentException(messages().format("arg.missing", "n", index + 1));
-        }
-        return a.get(index);
+        check(index);
+        return args != null ? args.get(index) : Arguments.word(text, bounds[2 * index], bounds[2 * index + 1]);
     }
 
     @Override
     public String arg(int index, String fallback) {
-        List<String> a = args();
-        return index >= 0 && index < a.size() ? a.get(index) : fallback;
+        return index >= 0 && index < argCount() ? arg(index) : fallback;
+    }
+
+    private void check(int index) {
+        if (index < 0 || index >= argCount()) {
+            throw new CommandArgumentException(messages().format("arg.missing", "n", index + 1));
+        }
+    }
+
+    /** Whether argument {@code index} can be parsed where it stands in the text (a bare word). */
+    private boolean inPlace(int index) {
+        check(index);
+        return args == null && Arguments.plain(text, bounds[2 * index], bounds[2 * index + 1]);
     }
 
     @Override
     public long argLong(int index) {
-        String v = arg(index);
         try {
-            return Long.parseLong(v);
+            return inPlace(index) ? Long.parseLong(text, bounds[2 * index], bounds[2 * index + 1], 10)
+                    : Long.parseLong(arg(index));
         } catch (NumberFormatException e) {
-            throw notANumber(index, v);
+            throw notANumber(index, arg(index));
         }
     }
 
     @Override
     public int argInt(int index) {
-        String v = arg(index);
         try {
-            return Integer.parseInt(v);
+            return inPlace(index) ? Integer.parseInt(text, bounds[2 * index], bounds[2 * index + 1], 10)
+                    : Integer.parseInt(arg(index));
         } catch (NumberFormatException e) {
-            throw notANumber(index, v);
+            throw notANumber(index, arg(index));
         }
     }
 
