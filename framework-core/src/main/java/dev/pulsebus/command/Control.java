@@ -1,7 +1,9 @@
 package dev.pulsebus.command;
 
+import dev.pulsebus.internal.LruTable;
+
 /**
- * A cooldown, a rate limit or a quota of one command: a bounded {@link ControlTable} of per-key state
+ * A cooldown, a rate limit or a quota of one command: a bounded {@link LruTable} of per-key state
  * and the rule that grants or refuses a call. A refusal is answered once per block: the first refused
  * call learns how long to wait, the ones after it in the same block are refused silently.
  */
@@ -35,7 +37,7 @@ abstract sealed class Control permits Cooldown, RateLimit, Quota {
     /** The answer to a refusal with {@code waitMillis} to wait. */
     abstract String refusal(Messages messages, String command, long waitMillis);
 
-    abstract ControlTable<?> table();
+    abstract LruTable<?> table();
 
     /** Per-key state of every control: remembers which block's refusal was already answered. */
     static class KeyState {

@@ -1,10 +1,12 @@
 package dev.pulsebus.command;
 
+import dev.pulsebus.internal.LruTable;
+
 /** One call per window per key: a call at or after {@code last + window} is granted. */
 final class Cooldown extends Control {
 
     private final long windowMillis;
-    private final ControlTable<State> table;
+    private final LruTable<State> table;
 
     private static final class State extends KeyState {
         long last;
@@ -14,7 +16,7 @@ final class Cooldown extends Control {
     Cooldown(long windowMillis, Scope scope, int capacity) {
         super(scope, Outcome.COOLDOWN, "cooldown");
         this.windowMillis = windowMillis;
-        this.table = new ControlTable<>(capacity);
+        this.table = new LruTable<>(capacity);
     }
 
     @Override
@@ -54,7 +56,7 @@ final class Cooldown extends Control {
     }
 
     @Override
-    ControlTable<?> table() {
+    LruTable<?> table() {
         return table;
     }
 }

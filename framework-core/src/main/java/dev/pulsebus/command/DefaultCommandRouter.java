@@ -1,5 +1,7 @@
 package dev.pulsebus.command;
 
+import dev.pulsebus.internal.LruTable;
+
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -310,11 +312,11 @@ final class DefaultCommandRouter implements CommandRouter {
             }
         }
         for (Control c : e.controls) {
-            ControlTable<?> t = c.table();
-            bound.add(FunctionCounter.builder("pulsebus.commands.table.evictions", t, ControlTable::evictions)
+            LruTable<?> t = c.table();
+            bound.add(FunctionCounter.builder("pulsebus.commands.table.evictions", t, LruTable::evictions)
                     .description("Keys evicted from a full command control table (least recently used first)")
                     .tag("command", e.path).tag("control", c.label).register(registry));
-            bound.add(Gauge.builder("pulsebus.commands.table.size", t, ControlTable::size)
+            bound.add(Gauge.builder("pulsebus.commands.table.size", t, LruTable::size)
                     .description("Keys in a command control table")
                     .tag("command", e.path).tag("control", c.label).register(registry));
         }

@@ -1,5 +1,7 @@
 package dev.pulsebus.command;
 
+import dev.pulsebus.internal.LruTable;
+
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneId;
@@ -16,7 +18,7 @@ final class Quota extends Control {
     private final ZoneId zone;
     private final String command;
     private final QuotaStore store;
-    private final ControlTable<State> table;
+    private final LruTable<State> table;
 
     private static final class State extends KeyState {
         LocalDate start;
@@ -32,7 +34,7 @@ final class Quota extends Control {
         this.zone = zone;
         this.command = command;
         this.store = store;
-        this.table = new ControlTable<>(capacity);
+        this.table = new LruTable<>(capacity);
     }
 
     @Override
@@ -77,7 +79,7 @@ final class Quota extends Control {
     }
 
     @Override
-    ControlTable<?> table() {
+    LruTable<?> table() {
         return table;
     }
 }

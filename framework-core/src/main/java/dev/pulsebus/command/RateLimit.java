@@ -1,5 +1,7 @@
 package dev.pulsebus.command;
 
+import dev.pulsebus.internal.LruTable;
+
 /**
  * At most {@code limit} calls in any window of {@code windowMillis} per key: a sliding log of the last
  * {@code limit} call times in a ring. A call is granted when fewer than {@code limit} calls are logged
@@ -9,7 +11,7 @@ final class RateLimit extends Control {
 
     private final int limit;
     private final long windowMillis;
-    private final ControlTable<State> table;
+    private final LruTable<State> table;
 
     private static final class State extends KeyState {
         final long[] times;
@@ -43,7 +45,7 @@ final class RateLimit extends Control {
         super(scope, Outcome.RATE_LIMITED, "rate_limit");
         this.limit = limit;
         this.windowMillis = windowMillis;
-        this.table = new ControlTable<>(capacity);
+        this.table = new LruTable<>(capacity);
     }
 
     @Override
@@ -82,7 +84,7 @@ final class RateLimit extends Control {
     }
 
     @Override
-    ControlTable<?> table() {
+    LruTable<?> table() {
         return table;
     }
 }

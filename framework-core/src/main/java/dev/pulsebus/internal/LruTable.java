@@ -1,30 +1,31 @@
-package dev.pulsebus.command;
+package dev.pulsebus.internal;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * One control's state per scope key, bounded: at most {@code capacity} keys, and when a new key would
- * exceed it, the key used least recently is evicted and counted. Strict LRU, so the table is a
- * {@link LinkedHashMap} in access order; every access holds this table's monitor, which also makes a
- * control's check-and-update atomic. Matching a command takes no lock; only a call that reaches a
- * control does, for one hash lookup and a relink.
+ * A bounded map from string keys to state: at most {@code capacity} keys, and when a new key would
+ * exceed it, the key used least recently is evicted and counted. Strict LRU, so it is a
+ * {@link LinkedHashMap} in access order, and every access holds this table's monitor, which also makes a
+ * caller's check-and-update atomic: {@code synchronized (table) { get; decide; put }}. Used where PulseBus
+ * must remember per key without growing: command control tables, inbound deduplication. Internal to
+ * PulseBus: not an API.
  */
-final class ControlTable<S> {
+public final class LruTable<S> {
 
-    final int capacity;
-    final LongAdder evictions = new LongAdder();
+    private final int capacity;
+    private final LongAdder evictions = new LongAdder();
     private final Map<String, S> map;
 
-    ControlTable(int capacity) {
+    public LruTable(int capacity) {
         this.capacity = capacity;
         this.map = new LinkedHashMap<>(Math.min(capacity, 1024) * 4 / 3 + 1, 0.75f, true) {
             private static final long serialVersionUID = 1L;
 
             @Override
             protected boolean removeEldestEntry(Map.Entry<String, S> eldest) {
-                if (size() > ControlTable.this.capacity) {
+                if (size() > LruTable.this.capacity) {
                     evictions.increment();
                     return true;
                 }
@@ -34,24 +35,24 @@ final class ControlTable<S> {
     }
 
     /** The state of {@code key}, marked as just used; {@code null} if absent. Hold the monitor. */
-    S get(String key) {
+    public S get(String key) {
         return map.get(key);
     }
 
     /** Adds {@code key}, evicting the least recently used key if the table is full. Hold the monitor. */
-    void put(String key, S state) {
+    public void put(String key, S state) {
         map.put(key, state);
     }
 
-    synchronized int size() {
+    public synchronized int size() {
         return map.size();
     }
 
-    synchronized boolean contains(String key) {
+    public synchronized boolean contains(String key) {
         return map.containsKey(key);
     }
 
-    long evictions() {
+    public long evictions() {
         return evictions.sum();
     }
 }

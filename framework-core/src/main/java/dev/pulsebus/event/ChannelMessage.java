@@ -1,0 +1,43 @@
+package dev.pulsebus.event;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/** A message in channel {@code channelId} of guild {@code guildId} from {@code userId}. */
+public record ChannelMessage(String id, Instant time, Self self, String subType, String messageId, Message message,
+                             String userId, String guildId, String channelId, ReplyChannel replyChannel)
+        implements MessageEvent {
+
+    public ChannelMessage {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(time, "time");
+        Objects.requireNonNull(self, "self");
+        Objects.requireNonNull(messageId, "messageId");
+        Objects.requireNonNull(message, "message");
+        Objects.requireNonNull(userId, "userId");
+        Objects.requireNonNull(guildId, "guildId");
+        Objects.requireNonNull(channelId, "channelId");
+        subType = subType == null ? "" : subType;
+        replyChannel = replyChannel == null ? ReplyChannel.UNBOUND : replyChannel;
+    }
+
+    @Override
+    public String detailType() {
+        return ChatRef.CHANNEL;
+    }
+
+    @Override
+    public ChatRef chat() {
+        return ChatRef.channel(self.platform(), guildId, channelId);
+    }
+
+    @Override
+    public Object orderingKey() {
+        return chat();
+    }
+
+    @Override
+    public ChannelMessage withReplyChannel(ReplyChannel channel) {
+        return new ChannelMessage(id, time, self, subType, messageId, message, userId, guildId, channelId, channel);
+    }
+}

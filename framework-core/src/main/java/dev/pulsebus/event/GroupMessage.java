@@ -1,0 +1,41 @@
+package dev.pulsebus.event;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/** A message in group {@code groupId} from {@code userId}. */
+public record GroupMessage(String id, Instant time, Self self, String subType, String messageId, Message message,
+                           String userId, String groupId, ReplyChannel replyChannel) implements MessageEvent {
+
+    public GroupMessage {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(time, "time");
+        Objects.requireNonNull(self, "self");
+        Objects.requireNonNull(messageId, "messageId");
+        Objects.requireNonNull(message, "message");
+        Objects.requireNonNull(userId, "userId");
+        Objects.requireNonNull(groupId, "groupId");
+        subType = subType == null ? "" : subType;
+        replyChannel = replyChannel == null ? ReplyChannel.UNBOUND : replyChannel;
+    }
+
+    @Override
+    public String detailType() {
+        return ChatRef.GROUP;
+    }
+
+    @Override
+    public ChatRef chat() {
+        return ChatRef.group(self.platform(), groupId);
+    }
+
+    @Override
+    public Object orderingKey() {
+        return groupId;
+    }
+
+    @Override
+    public GroupMessage withReplyChannel(ReplyChannel channel) {
+        return new GroupMessage(id, time, self, subType, messageId, message, userId, groupId, channel);
+    }
+}

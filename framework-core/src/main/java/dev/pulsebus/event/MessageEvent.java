@@ -1,0 +1,42 @@
+package dev.pulsebus.event;
+
+import dev.pulsebus.bus.KeyedEvent;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * A message in a private chat, a group or a channel. Subscribing to {@code MessageEvent} on the bus
+ * receives all three. Its ordering key is its chat, so blocking handlers see one chat's messages in order.
+ */
+public sealed interface MessageEvent extends Event, KeyedEvent permits PrivateMessage, GroupMessage, ChannelMessage {
+
+    /** The platform's id of the message, for replies and deduplication. */
+    String messageId();
+
+    Message message();
+
+    /** The sender. */
+    String userId();
+
+    /** The chat the message was posted in. */
+    ChatRef chat();
+
+    /** How replies reach the chat; set by the pipeline. */
+    ReplyChannel replyChannel();
+
+    /** This event with replies going through {@code channel}. */
+    MessageEvent withReplyChannel(ReplyChannel channel);
+
+    @Override
+    default String type() {
+        return "message";
+    }
+
+    /** Answers in this message's chat; completes with the platform's message id, or fails. */
+    default CompletionStage<String> reply(String text) {
+        return replyChannel().reply(this, Message.text(text));
+    }
+
+    default CompletionStage<String> reply(Message message) {
+        return replyChannel().reply(this, message);
+    }
+}

@@ -1,0 +1,27 @@
+package dev.pulsebus.event;
+
+import java.time.Instant;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A OneBot {@code notice} event: {@code detailType} and {@code subType} say which, {@code fields} hold the
+ * rest of its data as the platform sent it (immutable).
+ */
+public record NoticeEvent(String id, Instant time, Self self, String detailType, String subType,
+                        Map<String, Object> fields) implements Event {
+
+    public NoticeEvent {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(time, "time");
+        Objects.requireNonNull(self, "self");
+        Objects.requireNonNull(detailType, "detailType");
+        subType = subType == null ? "" : subType;
+        fields = Map.copyOf(fields);
+    }
+
+    @Override
+    public String type() {
+        return "notice";
+    }
+}

@@ -1,0 +1,18 @@
+package dev.pulsebus.event;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * How a message event's replies reach its chat. The pipeline binds one to every message event it
+ * delivers; an event made elsewhere has {@link #UNBOUND}, whose replies fail.
+ */
+@FunctionalInterface
+public interface ReplyChannel {
+
+    /** Sends {@code message} to the chat of {@code to}, as a reply to it; completes with the platform's message id. */
+    CompletionStage<String> reply(MessageEvent to, Message message);
+
+    ReplyChannel UNBOUND = (to, message) -> CompletableFuture.failedFuture(new IllegalStateException(
+            "event " + to.id() + " did not come through a pipeline, so it has no way to reply"));
+}

@@ -1,0 +1,410 @@
+package dev.pulsebus.pipeline;
+
+import dev.pulsebus.bus.EventBus;
+import dev.pulsebus.command.CommandRouter;
+import dev.pulsebus.command.Outcome;
+import dev.pulsebus.event.ChatRef;
+import dev.pulsebus.event.Event;
+import dev.pulsebus.event.Message;
+import dev.pulsebus.event.MessageEvent;
+import dev.pulsebus.event.ReplyChannel;
+import dev.pulsebus.event.Self;
+import dev.pulsebus.internal.FailureLog;
+import dev.pulsebus.internal.LruTable;
+import dev.pulsebus.transcript.TranscriptRecord;
+import dev.pulsebus.transcript.TranscriptWriter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The path of a platform message, in and out:
+ *
+ * <pre>
+ * adapter -> deduplicate -> middleware (priority order) -> transcript -> command router -> event bus
+ *                                                                          | hit                | miss
+ *                                                                          v                    v
+ *                                                                      command handler    subscribers
+ *                                                                          \____ reply ____/
+ *                                                                                 v
+ *                                                     transcript <- adapter.send <- outbound
+ * </pre>
+ *
+ * <p>{@link #accept} runs the inbound path on the adapter's thread; commands and inline handlers run
+ * there too, so an adapter on an I/O thread should have its commands and subscribers be non-blocking or
+ * blocking subscriptions ({@link dev.pulsebus.bus.SubscriptionBuilder#blocking()}).
+ *
+ * <p><b>Deduplication:</b> the last {@code dedupeCapacity} event ids (per platform) are remembered; a
+ * repeat is dropped and counted. <b>Replies</b>, from a command's {@code call.reply}, an event's
+ * {@code reply}, or {@link #message(Self)} to any chat, go through the platform's adapter; the returned
+ * stage completes with the platform's message id or fails, and every failure is also counted in
+ * {@code pulsebus_messages_sent_total{result="failed"}} and logged. Sent messages are recorded in the
+ * transcript too.
+ *
+ * <p>The pipeline owns its adapters and its transcript writer: {@link #close()} stops and closes them.
+ * The bus and the router are the caller's.
+ */
+public final class MessagePipeline implements Inbound, AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(MessagePipeline.class);
+
+    private final EventBus bus;
+    private final CommandRouter router;
+    private final Map<String, Adapter> adapters;
+    private final Middleware[] middlewares;
+    private final TranscriptWriter transcripts;
+    private final Predicate<ChatRef> recorded;
+    private final LruTable<Boolean> seen;
+    private final Locale locale;
+    private final Clock clock;
+    private final MeterRegistry registry;
+    private final List<Meter> meters = new ArrayList<>();
+    private final ReplyChannel replies = (to, message) ->
+            send(new OutboundMessage(to.self(), to.chat(), message, to.messageId()));
+
+    private final LongAdder received = new LongAdder();
+    private final LongAdder duplicates = new LongAdder();
+    private final LongAdder dropped = new LongAdder();
+    private final LongAdder middlewareErrors = new LongAdder();
+    private final LongAdder sent = new LongAdder();
+    private final LongAdder sendFailures = new LongAdder();
+    private final FailureLog sendLog = new FailureLog(LOG, "Sending a message");
+    private final FailureLog middlewareLog = new FailureLog(LOG, "A middleware");
+    private volatile boolean started;
+
+    private MessagePipeline(Builder b) {
+        this.bus = b.bus;
+        this.router = b.router;
+        this.adapters = Map.copyOf(b.adapters);
+        this.middlewares = b.middlewares.stream().sorted(Comparator.comparingInt((Ranked r) -> -r.priority)
+                .thenComparingInt(r -> r.order)).map(r -> r.middleware).toArray(Middleware[]::new);
+        this.transcripts = b.transcripts;
+        this.recorded = b.recorded;
+        this.seen = new LruTable<>(b.dedupeCapacity);
+        this.locale = b.locale;
+        this.clock = b.clock;
+        this.registry = b.meterRegistry;
+        bindMeters();
+    }
+
+    public static Builder builder(EventBus bus) {
+        return new Builder(bus);
+    }
+
+    /** Starts every adapter; events flow from then on. */
+    public MessagePipeline start() throws Exception {
+        for (Adapter a : adapters.values()) {
+            a.start(this);
+        }
+        started = true;
+        return this;
+    }
+
+    // ------------------------------------------------------------------ inbound
+
+    @Override
+    public InboundResult accept(Event event) {
+        received.increment();
+        if (!firstSighting(event)) {
+            duplicates.increment();
+            return InboundResult.DUPLICATE;
+        }
+        event = bind(event);
+        for (Middleware m : middlewares) {
+            Event next;
+            try {
+                next = m.handle(event);
+            } catch (Throwable t) {
+                middlewareErrors.increment();
+                middlewareLog.failed(t, "on event " + event.id() + "; the event passed on unchanged");
+                continue;
+            }
+            if (next == null) {
+                dropped.increment();
+                return InboundResult.DROPPED;
+            }
+            event = bind(next);
+        }
+        if (event instanceof MessageEvent me) {
+            if (transcripts != null && recorded.test(me.chat())) {
+                transcripts.record(me.chat(), me.userId(), me.time(), me.messageId(), me.message(), false);
+            }
+            if (router != null) {
+                Outcome outcome = router.route(new MessageCommandSource(me, locale, this));
+                if (outcome.matched()) {
+                    return InboundResult.COMMAND;
+                }
+            }
+        }
+        bus.publish(event);
+        return InboundResult.PUBLISHED;
+    }
+
+    private boolean firstSighting(Event event) {
+        String key = event.self().platform() + '\u0000' + event.id();
+        synchronized (seen) {
+            if (seen.get(key) != null) {
+                return false;
+            }
+            seen.put(key, Boolean.TRUE);
+            return true;
+        }
+    }
+
+    private Event bind(Event event) {
+        return event instanceof MessageEvent me && me.replyChannel() != replies ? me.withReplyChannel(replies) : event;
+    }
+
+    // ------------------------------------------------------------------ outbound
+
+    /**
+     * Sends through the adapter of the chat's platform. The stage completes with the platform's message
+     * id, or fails (no adapter for the platform, the adapter's own failure); failures are also counted
+     * and logged.
+     */
+    public CompletionStage<String> send(OutboundMessage message) {
+        Adapter adapter = adapters.get(message.chat().platform());
+        CompletionStage<String> stage;
+        if (adapter == null) {
+            stage = CompletableFuture.failedFuture(new IllegalStateException(
+                    "no adapter for platform '" + message.chat().platform() + "'"));
+        } else {
+            try {
+                stage = Objects.requireNonNull(adapter.send(message), "adapter returned no stage");
+            } catch (Throwable t) {
+                stage = CompletableFuture.failedFuture(t);
+            }
+        }
+        return stage.whenComplete((id, failure) -> {
+            if (failure == null) {
+                sent.increment();
+                if (transcripts != null && recorded.test(message.chat())) {
+                    recordSent(message, id);
+                }
+            } else {
+                sendFailures.increment();
+                sendLog.failed(failure, "to " + message.chat());
+            }
+        });
+    }
+
+    private void recordSent(OutboundMessage message, String id) {
+        try {
+            transcripts.record(message.chat(), message.bot().userId(), clock.instant(), id, message.message(), true);
+        } catch (IllegalStateException closed) {
+            LOG.debug("Sent message not recorded: the transcript writer is closed");
+        }
+    }
+
+    /** Starts a message from {@code bot} to any chat on its platform. */
+    public Outgoing message(Self bot) {
+        return new Outgoing(this, bot);
+    }
+
+    /** A command's answer: sent, and a failure is counted and logged (the command has returned). */
+    void replyQuietly(MessageEvent to, String text) {
+        send(new OutboundMessage(to.self(), to.chat(), Message.text(text), to.messageId()));
+    }
+
+    // ------------------------------------------------------------------ transcripts
+
+    /**
+     * The last {@code n} messages of {@code chat} before {@code beforeSeq}, oldest first, including those
+     * not yet written; empty when transcripts are off.
+     */
+    public List<TranscriptRecord> history(ChatRef chat, int n, long beforeSeq) throws Exception {
+        return transcripts == null ? List.of() : transcripts.history(chat, n, beforeSeq);
+    }
+
+    /** The transcript writer, or {@code null} when transcripts are off. */
+    public TranscriptWriter transcripts() {
+        return transcripts;
+    }
+
+    /** Stops the adapters, then writes and closes the transcripts. Idempotent. */
+    @Override
+    public void close() throws Exception {
+        if (started) {
+            started = false;
+            for (Adapter a : adapters.values()) {
+                try {
+                    a.stop();
+                } catch (Exception e) {
+                    LOG.warn("Adapter for {} failed to stop: {}", a.platform(), e.toString());
+                }
+            }
+        }
+        if (transcripts != null) {
+            transcripts.close();
+        }
+        if (registry != null) {
+            meters.forEach(registry::remove);
+            meters.clear();
+        }
+    }
+
+    private void bindMeters() {
+        if (registry == null) {
+            return;
+        }
+        counter("pulsebus.messages.received", received, "Inbound events", null);
+        counter("pulsebus.messages.duplicates", duplicates, "Inbound events dropped as repeats of a recent id", null);
+        counter("pulsebus.messages.dropped", dropped, "Inbound events dropped by a middleware", null);
+        counter("pulsebus.pipeline.middleware.errors", middlewareErrors, "Middleware failures", null);
+        counter("pulsebus.messages.sent", sent, "Outbound messages by result", "ok");
+        counter("pulsebus.messages.sent", sendFailures, "Outbound messages by result", "failed");
+        meters.add(FunctionCounter.builder("pulsebus.messages.dedupe.evictions", seen, LruTable::evictions)
+                .description("Event ids forgotten by the deduplication table").register(registry));
+    }
+
+    private void counter(String name, LongAdder adder, String description, String result) {
+        FunctionCounter.Builder<LongAdder> b = FunctionCounter.builder(name, adder, LongAdder::sum).description(description);
+        if (result != null) {
+            b.tag("result", result);
+        }
+        meters.add(b.register(registry));
+    }
+
+    private record Ranked(Middleware middleware, int priority, int order) {
+    }
+
+    /** A message being composed: {@code pipeline.message(bot).to(chat).text("hi").send()}. */
+    public static final class Outgoing {
+        private final MessagePipeline pipeline;
+        private final Self bot;
+        private ChatRef chat;
+        private Message message;
+        private String replyTo;
+
+        private Outgoing(MessagePipeline pipeline, Self bot) {
+            this.pipeline = pipeline;
+            this.bot = Objects.requireNonNull(bot, "bot");
+        }
+
+        public Outgoing to(ChatRef chat) {
+            this.chat = chat;
+            return this;
+        }
+
+        public Outgoing text(String text) {
+            this.message = Message.text(text);
+            return this;
+        }
+
+        public Outgoing message(Message message) {
+            this.message = message;
+            return this;
+        }
+
+        public Outgoing replyTo(String messageId) {
+            this.replyTo = messageId;
+            return this;
+        }
+
+        public CompletionStage<String> send() {
+            if (chat == null || message == null) {
+                return CompletableFuture.failedFuture(new IllegalStateException("a message needs a chat and a body"));
+            }
+            return pipeline.send(new OutboundMessage(bot, chat, message, replyTo));
+        }
+    }
+
+    /** Settings of a {@link MessagePipeline}. */
+    public static final class Builder {
+        private final EventBus bus;
+        private CommandRouter router;
+        private final Map<String, Adapter> adapters = new LinkedHashMap<>();
+        private final List<Ranked> middlewares = new ArrayList<>();
+        private TranscriptWriter transcripts;
+        private Predicate<ChatRef> recorded = chat -> true;
+        private int dedupeCapacity = 4096;
+        private Locale locale = Locale.ENGLISH;
+        private Clock clock = Clock.systemUTC();
+        private MeterRegistry meterRegistry;
+
+        private Builder(EventBus bus) {
+            this.bus = Objects.requireNonNull(bus, "bus");
+        }
+
+        /** Commands are routed before the bus; without a router every event goes to the bus. */
+        public Builder commands(CommandRouter router) {
+            this.router = Objects.requireNonNull(router, "router");
+            return this;
+        }
+
+        /** Adds the adapter of a platform (one per platform). */
+        public Builder adapter(Adapter adapter) {
+            if (adapters.putIfAbsent(adapter.platform(), adapter) != null) {
+                throw new IllegalArgumentException("platform '" + adapter.platform() + "' already has an adapter");
+            }
+            return this;
+        }
+
+        /** Adds a middleware at priority 0. */
+        public Builder middleware(Middleware middleware) {
+            return middleware(0, middleware);
+        }
+
+        /** Adds a middleware; higher priorities run first, equal ones in the order added. */
+        public Builder middleware(int priority, Middleware middleware) {
+            middlewares.add(new Ranked(Objects.requireNonNull(middleware, "middleware"), priority, middlewares.size()));
+            return this;
+        }
+
+        /** Records messages in and out through this writer (owned by the pipeline from now). Default: off. */
+        public Builder transcripts(TranscriptWriter writer) {
+            this.transcripts = Objects.requireNonNull(writer, "writer");
+            return this;
+        }
+
+        /** Which chats are recorded when transcripts are on. Default: all. */
+        public Builder recordWhen(Predicate<ChatRef> chats) {
+            this.recorded = Objects.requireNonNull(chats, "chats");
+            return this;
+        }
+
+        /** Event ids remembered for deduplication. Default 4096. */
+        public Builder dedupeCapacity(int capacity) {
+            if (capacity < 1) {
+                throw new IllegalArgumentException("dedupeCapacity must be at least 1, was " + capacity);
+            }
+            this.dedupeCapacity = capacity;
+            return this;
+        }
+
+        /** The language of command answers (platform events carry none). Default English. */
+        public Builder locale(Locale locale) {
+            this.locale = Objects.requireNonNull(locale, "locale");
+            return this;
+        }
+
+        /** The time recorded for sent messages. */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        public Builder meterRegistry(MeterRegistry registry) {
+            this.meterRegistry = Objects.requireNonNull(registry, "registry");
+            return this;
+        }
+
+        public MessagePipeline build() {
+            return new MessagePipeline(this);
+        }
+    }
+}

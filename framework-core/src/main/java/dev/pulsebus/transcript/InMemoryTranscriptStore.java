@@ -1,0 +1,71 @@
+package dev.pulsebus.transcript;
+
+import dev.pulsebus.event.ChatRef;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A {@link TranscriptStore} in memory, per chat, for {@code framework-core} alone and for tests. Nothing
+ * survives the process; retention bounds it like a database.
+ */
+public final class InMemoryTranscriptStore implements TranscriptStore {
+
+    private final Map<ChatRef, Deque<TranscriptRecord>> chats = new ConcurrentHashMap<>();
+    private volatile long maxSeq;
+
+    @Override
+    public void append(List<TranscriptRecord> batch) {
+        for (TranscriptRecord r : batch) {
+            Deque<TranscriptRecord> d = chats.computeIfAbsent(r.chat(), c -> new ArrayDeque<>());
+            synchronized (d) {
+                d.addLast(r);
+            }
+            maxSeq = Math.max(maxSeq, r.seq());
+        }
+    }
+
+    @Override
+    public List<TranscriptRecord> last(ChatRef chat, int n, long beforeSeq) {
+        Deque<TranscriptRecord> d = chats.get(chat);
+        if (d == null || n <= 0) {
+            return List.of();
+        }
+        List<TranscriptRecord> out = new ArrayList<>(Math.min(n, 64));
+        synchronized (d) {
+            for (Iterator<TranscriptRecord> it = d.descendingIterator(); it.hasNext() && out.size() < n; ) {
+                TranscriptRecord r = it.next();
+                if (r.seq() < beforeSeq) {
+                    out.add(r);
+                }
+            }
+        }
+        Collections.reverse(out);
+        return out;
+    }
+
+    @Override
+    public long retain(int keepPerChat, Instant cutoff) {
+        long deleted = 0;
+        for (Deque<TranscriptRecord> d : chats.values()) {
+            synchronized (d) {
+                while (!d.isEmpty() && (d.size() > keepPerChat || d.peekFirst().time().isBefore(cutoff))) {
+                    d.pollFirst();
+                    deleted++;
+                }
+            }
+        }
+        return deleted;
+    }
+
+    @Override
+    public long maxSeq() {
+        return maxSeq;
+    }
+}

@@ -1,0 +1,478 @@
+package dev.pulsebus.transcript;
+
+import dev.pulsebus.event.ChatRef;
+import dev.pulsebus.event.Message;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Records messages without making their senders wait for a database: {@link #record} puts the record in
+ * a bounded in-memory buffer and returns; one background thread drains the buffer into the
+ * {@link TranscriptStore} in batches (when {@code batchSize} records wait, or {@code flushInterval} after
+ * the last write, and on {@link #close()}), each batch one multi-row transaction.
+ *
+ * <h2>Durability</h2>
+ * A record is durable once its batch has committed: at most {@code flushInterval} plus one batch's write
+ * after {@link #record} returns, in steady state. A {@code kill -9} loses exactly the records not yet
+ * committed. A caller that must know (an HTTP API that acknowledges a message only once stored) uses
+ * {@link #recordDurably}, whose future completes when the record's batch commits: such callers share the
+ * writer's batches instead of forcing a commit each.
+ *
+ * <h2>Full buffer</h2>
+ * When {@code capacity} records wait, a producer waits up to {@code overflowWait} for room; then the
+ * oldest waiting record is dropped to make room (its durable future, if any, fails), counted in
+ * {@code pulsebus_transcripts_dropped_total} and warned about at most every 10 s.
+ *
+ * <h2>Store failures</h2>
+ * A batch that fails to commit (database down, disk full) is retried with backoff, in order, and stays
+ * readable through {@link #history}; nothing acknowledged is lost. {@link #healthy()} is false meanwhile.
+ *
+ * <h2>Retention</h2>
+ * Every {@code retentionInterval}, a separate thread asks the store to keep the newest
+ * {@code keepPerChat} records of each chat and none older than {@code maxAge}.
+ */
+public final class TranscriptWriter implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TranscriptWriter.class);
+    private static final long WARN_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private final TranscriptStore store;
+    private final int capacity;
+    private final int batchSize;
+    private final long flushIntervalNanos;
+    private final long overflowWaitNanos;
+    private final int keepPerChat;
+    private final Duration maxAge;
+    private final Clock clock;
+    private final MeterRegistry registry;
+    private final List<Meter> meters = new ArrayList<>();
+
+    /** Waiting records: a {@link TranscriptRecord}, or a {@link Durable} when someone waits for it. */
+    private final ConcurrentLinkedQueue<Object> buffer = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger buffered = new AtomicInteger();
+    private final AtomicLong seq;
+    private final LongAdder written = new LongAdder();
+    private final LongAdder dropped = new LongAdder();
+    private final LongAdder batches = new LongAdder();
+    private final LongAdder failures = new LongAdder();
+    /** The batch being written: neither in the buffer nor yet in the store, still visible to history. */
+    private volatile List<TranscriptRecord> writing = List.of();
+    private volatile boolean healthy = true;
+    private volatile boolean closing;
+    private volatile long lastWarnNanos = System.nanoTime() - WARN_INTERVAL_NANOS;
+    private final Thread writer;
+    private final Thread retention;
+    private final long retentionIntervalNanos;
+    private final AtomicLong flushRequests = new AtomicLong();
+
+    private record Durable(TranscriptRecord record, CompletableFuture<TranscriptRecord> done) {
+    }
+
+    private TranscriptWriter(Builder b) throws Exception {
+        this.store = b.store;
+        this.capacity = b.capacity;
+        this.batchSize = b.batchSize;
+        this.flushIntervalNanos = b.flushInterval.toNanos();
+        this.overflowWaitNanos = b.overflowWait.toNanos();
+        this.keepPerChat = b.keepPerChat;
+        this.maxAge = b.maxAge;
+        this.clock = b.clock;
+        this.registry = b.meterRegistry;
+        this.retentionIntervalNanos = b.retentionInterval.toNanos();
+        this.seq = new AtomicLong(store.maxSeq());
+        bindMeters();
+        this.writer = Thread.ofPlatform().daemon().name("pulsebus-transcript-writer").start(this::writeLoop);
+        this.retention = Thread.ofPlatform().daemon().name("pulsebus-transcript-retention").start(this::retentionLoop);
+    }
+
+    public static Builder builder(TranscriptStore store) {
+        return new Builder(store);
+    }
+
+    // ------------------------------------------------------------------ producers
+
+    /** Buffers a record and returns at once; the record is written in the next batch. */
+    public TranscriptRecord record(ChatRef chat, String userId, Instant time, String messageId, Message message,
+                                   boolean outbound) {
+        TranscriptRecord r = new TranscriptRecord(seq.incrementAndGet(), chat, userId, time, messageId, message,
+                outbound);
+        enqueue(r);
+        return r;
+    }
+
+    /** Like {@link #record}, with a future that completes when the record's batch has committed. */
+    public CompletionStage<TranscriptRecord> recordDurably(ChatRef chat, String userId, Instant time,
+                                                           String messageId, Message message, boolean outbound) {
+        TranscriptRecord r = new TranscriptRecord(seq.incrementAndGet(), chat, userId, time, messageId, message,
+                outbound);
+        CompletableFuture<TranscriptRecord> done = new CompletableFuture<>();
+        enqueue(new Durable(r, done));
+        return done;
+    }
+
+    private void enqueue(Object item) {
+        if (closing) {
+            throw new IllegalStateException("transcript writer is closed");
+        }
+        if (!reserve()) {
+            Object oldest = buffer.poll();
+            if (oldest != null) {
+                buffered.decrementAndGet();
+                drop(oldest);
+            }
+            buffered.incrementAndGet();
+        }
+        buffer.offer(item);
+        if (buffered.get() >= batchSize) {
+            LockSupport.unpark(writer);
+        }
+    }
+
+    private boolean reserve() {
+        long deadline = System.nanoTime() + overflowWaitNanos;
+        for (;;) {
+            int n = buffered.get();
+            if (n < capacity) {
+                if (buffered.compareAndSet(n, n + 1)) {
+                    return true;
+                }
+                continue;
+            }
+            if (System.nanoTime() - deadline >= 0) {
+                return false;
+            }
+            LockSupport.unpark(writer);
+            LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(100));
+        }
+    }
+
+    private void drop(Object item) {
+        dropped.increment();
+        if (item instanceof Durable d) {
+            d.done().completeExceptionally(new IllegalStateException(
+                    "transcript buffer full: record " + d.record().seq() + " dropped before it was stored"));
+        }
+        long now = System.nanoTime();
+        if (now - lastWarnNanos >= WARN_INTERVAL_NANOS) {
+            lastWarnNanos = now;
+            LOG.warn("Transcript buffer full ({} records): dropping the oldest ({} dropped in all); "
+                    + "the store is not keeping up", capacity, dropped.sum());
+        }
+    }
+
+    // ------------------------------------------------------------------ the writer thread
+
+    private void writeLoop() {
+        List<TranscriptRecord> batch = new ArrayList<>(batchSize);
+        List<CompletableFuture<TranscriptRecord>> waiters = new ArrayList<>();
+        List<TranscriptRecord> waiting = new ArrayList<>();
+        long lastWrite = System.nanoTime();
+        long served = 0;
+        for (;;) {
+            long now = System.nanoTime();
+            long requested = flushRequests.get();
+            boolean due = buffered.get() >= batchSize || now - lastWrite >= flushIntervalNanos
+                    || closing || requested != served;
+            if (!due) {
+                LockSupport.parkNanos(this, flushIntervalNanos - (now - lastWrite));
+                continue;
+            }
+            served = requested;
+            drain(batch, waiters, waiting);
+            if (!batch.isEmpty()) {
+                writeWithRetry(batch);
+                for (int i = 0; i < waiters.size(); i++) {
+                    waiters.get(i).complete(waiting.get(i));
+                }
+                batch = new ArrayList<>(batchSize); // the old list may still be read through `writing`
+                waiters.clear();
+                waiting.clear();
+            }
+            lastWrite = System.nanoTime();
+            if (closing && buffered.get() == 0) {
+                return;
+            }
+        }
+    }
+
+    private void drain(List<TranscriptRecord> batch, List<CompletableFuture<TranscriptRecord>> waiters,
+                       List<TranscriptRecord> waiting) {
+        Object item;
+        while (batch.size() < batchSize && (item = buffer.poll()) != null) {
+            buffered.decrementAndGet();
+            if (item instanceof Durable d) {
+                batch.add(d.record());
+                waiters.add(d.done());
+                waiting.add(d.record());
+            } else {
+                batch.add((TranscriptRecord) item);
+            }
+        }
+        writing = batch;
+    }
+
+    private void writeWithRetry(List<TranscriptRecord> batch) {
+        long backoff = TimeUnit.MILLISECONDS.toNanos(50);
+        for (;;) {
+            try {
+                store.append(batch);
+                written.add(batch.size());
+                batches.increment();
+                if (!healthy) {
+                    LOG.info("Transcript store is back: writing again");
+                }
+                healthy = true;
+                writing = List.of();
+                return;
+            } catch (Throwable t) {
+                failures.increment();
+                if (healthy) {
+                    LOG.error("Transcript store failed to write a batch of {}; keeping it and retrying", batch.size(), t);
+                }
+                healthy = false;
+                LockSupport.parkNanos(backoff);
+                backoff = Math.min(backoff * 2, TimeUnit.SECONDS.toNanos(5));
+            }
+        }
+    }
+
+    private void retentionLoop() {
+        while (!closing) {
+            LockSupport.parkNanos(this, retentionIntervalNanos);
+            if (!closing) {
+                runRetention();
+            }
+        }
+    }
+
+    /** Applies retention now (it also runs every {@code retentionInterval}); returns the rows deleted. */
+    public long runRetention() {
+        try {
+            return store.retain(keepPerChat, clock.instant().minus(maxAge));
+        } catch (Throwable t) {
+            LOG.warn("Transcript retention failed; it runs again in {} s: {}", retentionIntervalNanos / 1_000_000_000L,
+                    t.toString());
+            return 0;
+        }
+    }
+
+    // ------------------------------------------------------------------ readers
+
+    /**
+     * The last {@code n} records of {@code chat} with {@code seq < beforeSeq} ({@link Long#MAX_VALUE}: the
+     * newest), oldest first, including records still buffered or being written.
+     */
+    public List<TranscriptRecord> history(ChatRef chat, int n, long beforeSeq) throws Exception {
+        List<TranscriptRecord> pending = new ArrayList<>();
+        for (TranscriptRecord r : writing) {
+            if (r.chat().equals(chat) && r.seq() < beforeSeq) {
+                pending.add(r);
+            }
+        }
+        for (Object item : buffer) {
+            TranscriptRecord r = item instanceof Durable d ? d.record() : (TranscriptRecord) item;
+            if (r.chat().equals(chat) && r.seq() < beforeSeq) {
+                pending.add(r);
+            }
+        }
+        List<TranscriptRecord> stored = store.last(chat, n, beforeSeq);
+        List<TranscriptRecord> all = new ArrayList<>(stored.size() + pending.size());
+        all.addAll(stored);
+        long maxStored = stored.isEmpty() ? Long.MIN_VALUE : stored.get(stored.size() - 1).seq();
+        for (TranscriptRecord r : pending) {
+            if (r.seq() > maxStored) { // the batch may have committed while we looked
+                all.add(r);
+            }
+        }
+        all.sort(Comparator.comparingLong(TranscriptRecord::seq));
+        return all.size() <= n ? all : List.copyOf(all.subList(all.size() - n, all.size()));
+    }
+
+    /** Whether the last batch committed (false while the store fails). */
+    public boolean healthy() {
+        return healthy;
+    }
+
+    public int buffered() {
+        return buffered.get();
+    }
+
+    public long written() {
+        return written.sum();
+    }
+
+    public long dropped() {
+        return dropped.sum();
+    }
+
+    /** Returns once everything recorded before this call is committed (or the timeout passes). */
+    public boolean flush(Duration timeout) throws InterruptedException {
+        long target = seq.get();
+        flushRequests.incrementAndGet();
+        LockSupport.unpark(writer);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() - deadline < 0) {
+            if (committedUpTo(target)) {
+                return true;
+            }
+            Thread.sleep(1);
+            flushRequests.incrementAndGet();
+            LockSupport.unpark(writer);
+        }
+        return committedUpTo(target);
+    }
+
+    private boolean committedUpTo(long target) {
+        if (!writing.isEmpty()) {
+            return false;
+        }
+        for (Object item : buffer) {
+            TranscriptRecord r = item instanceof Durable d ? d.record() : (TranscriptRecord) item;
+            if (r.seq() <= target) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Refuses new records, writes everything buffered, stops the threads. Idempotent. */
+    @Override
+    public void close() throws InterruptedException {
+        if (closing) {
+            return;
+        }
+        closing = true;
+        LockSupport.unpark(writer);
+        LockSupport.unpark(retention);
+        writer.join();
+        retention.join();
+        if (registry != null) {
+            meters.forEach(registry::remove);
+        }
+    }
+
+    private void bindMeters() {
+        if (registry == null) {
+            return;
+        }
+        meters.add(FunctionCounter.builder("pulsebus.transcripts.written", written, LongAdder::sum)
+                .description("Transcript records committed to the store").register(registry));
+        meters.add(FunctionCounter.builder("pulsebus.transcripts.dropped", dropped, LongAdder::sum)
+                .description("Transcript records dropped because the buffer was full").register(registry));
+        meters.add(FunctionCounter.builder("pulsebus.transcripts.batches", batches, LongAdder::sum)
+                .description("Transcript batches committed").register(registry));
+        meters.add(FunctionCounter.builder("pulsebus.transcripts.write.failures", failures, LongAdder::sum)
+                .description("Failed transcript batch writes (retried)").register(registry));
+        meters.add(Gauge.builder("pulsebus.transcripts.buffered", buffered, AtomicInteger::get)
+                .description("Transcript records waiting to be written").register(registry));
+    }
+
+    /** Settings of a {@link TranscriptWriter}. */
+    public static final class Builder {
+        private final TranscriptStore store;
+        private int capacity = 65_536;
+        private int batchSize = 512;
+        private Duration flushInterval = Duration.ofMillis(100);
+        private Duration overflowWait = Duration.ofMillis(50);
+        private int keepPerChat = 10_000;
+        private Duration maxAge = Duration.ofDays(30);
+        private Duration retentionInterval = Duration.ofMinutes(5);
+        private Clock clock = Clock.systemUTC();
+        private MeterRegistry meterRegistry;
+
+        private Builder(TranscriptStore store) {
+            this.store = Objects.requireNonNull(store, "store");
+        }
+
+        /** Records that may wait in memory. Default 65,536. */
+        public Builder capacity(int capacity) {
+            this.capacity = atLeast(capacity, 1, "capacity");
+            return this;
+        }
+
+        /** Records per transaction at most; a full batch is written at once. Default 512. */
+        public Builder batchSize(int batchSize) {
+            this.batchSize = atLeast(batchSize, 1, "batchSize");
+            return this;
+        }
+
+        /** The longest a record waits for a batch to fill. Default 100 ms. */
+        public Builder flushInterval(Duration interval) {
+            this.flushInterval = positive(interval, "flushInterval");
+            return this;
+        }
+
+        /** How long a producer waits for room in a full buffer before the oldest record is dropped. Default 50 ms. */
+        public Builder overflowWait(Duration wait) {
+            this.overflowWait = Objects.requireNonNull(wait, "overflowWait");
+            return this;
+        }
+
+        /** Records kept per chat by retention. Default 10,000. */
+        public Builder keepPerChat(int keep) {
+            this.keepPerChat = atLeast(keep, 1, "keepPerChat");
+            return this;
+        }
+
+        /** Records older than this are deleted by retention. Default 30 days. */
+        public Builder maxAge(Duration maxAge) {
+            this.maxAge = positive(maxAge, "maxAge");
+            return this;
+        }
+
+        /** How often retention runs. Default 5 min. */
+        public Builder retentionInterval(Duration interval) {
+            this.retentionInterval = positive(interval, "retentionInterval");
+            return this;
+        }
+
+        /** The clock retention measures age by. */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        public Builder meterRegistry(MeterRegistry registry) {
+            this.meterRegistry = Objects.requireNonNull(registry, "registry");
+            return this;
+        }
+
+        /** Starts the writer (reading the store's highest sequence number first). */
+        public TranscriptWriter build() throws Exception {
+            return new TranscriptWriter(this);
+        }
+
+        private static int atLeast(int v, int min, String what) {
+            if (v < min) {
+                throw new IllegalArgumentException(what + " must be at least " + min + ", was " + v);
+            }
+            return v;
+        }
+
+        private static Duration positive(Duration d, String what) {
+            if (d == null || d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(what + " must be positive, was " + d);
+            }
+            return d;
+        }
+    }
+}

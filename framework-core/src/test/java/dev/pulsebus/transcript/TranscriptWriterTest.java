@@ -1,0 +1,211 @@
+package dev.pulsebus.transcript;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.pulsebus.event.ChatRef;
+import dev.pulsebus.event.Message;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class TranscriptWriterTest {
+
+    private static final ChatRef ROOM = ChatRef.group("test", "room-1");
+    private static final ChatRef OTHER = ChatRef.group("test", "room-2");
+    private final RecordingStore store = new RecordingStore();
+    private final List<TranscriptWriter> writers = new ArrayList<>();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        store.release();
+        for (TranscriptWriter w : writers) {
+            w.close();
+        }
+    }
+
+    private TranscriptWriter writer(TranscriptWriter.Builder b) throws Exception {
+        TranscriptWriter w = b.build();
+        writers.add(w);
+        return w;
+    }
+
+    private static TranscriptRecord record(TranscriptWriter w, ChatRef chat, String text) {
+        return w.record(chat, "ann", Instant.now(), "", Message.text(text), false);
+    }
+
+    @Test
+    void aFullBatchIsWrittenAtOnceInOneTransaction() throws Exception {
+        TranscriptWriter w = writer(TranscriptWriter.builder(store).batchSize(10).flushInterval(Duration.ofHours(1)));
+        for (int i = 0; i < 10; i++) {
+            record(w, ROOM, "m" + i);
+        }
+        awaitStored(10);
+        assertThat(store.batchSizes).containsExactly(10);
+    }
+
+    @Test
+    void aPartialBatchIsWrittenAfterTheFlushInterval() throws Exception {
+        TranscriptWriter w = writer(TranscriptWriter.builder(store).batchSize(1000).flushInterval(Duration.ofMillis(30)));
+        record(w, ROOM, "a");
+        record(w, ROOM, "b");
+        awaitStored(2);
+        assertThat(store.batchSizes).containsExactly(2);
+    }
+
+    @Test
+    void closeWritesEverythingBuffered() throws Exception {
+        TranscriptWriter w = TranscriptWriter.builder(store).batchSize(1000).flushInterval(Duration.ofHours(1)).build();
+        for (int i = 0; i < 25; i++) {
+            record(w, ROOM, "m" + i);
+        }
+        w.close();
+        assertThat(store.stored()).isEqualTo(25);
+        assertThatThrownBy(() -> record(w, ROOM, "late")).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void durableWaitersCompleteOnCommitAndShareBatches() throws Exception {
+        TranscriptWriter w = writer(TranscriptWriter.builder(store).batchSize(50).flushInterval(Duration.ofMillis(20)));
+        store.hold();
+        List<CompletionStage<TranscriptRecord>> acks = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            acks.add(w.recordDurably(ROOM, "ann", Instant.now(), "", Message.text("m" + i), false));
+        }
+        assertThat(acks.get(0).toCompletableFuture().isDone()).isFalse(); // not stored yet: not acknowledged
+        store.release();
+        for (CompletionStage<TranscriptRecord> ack : acks) {
+            TranscriptRecord r = ack.toCompletableFuture().get(10, TimeUnit.SECONDS);
+            assertThat(store.inner.last(ROOM, 1000, Long.MAX_VALUE)).contains(r);
+        }
+        assertThat(store.batchSizes.size()).isLessThanOrEqualTo(4); // 100 waiters, a handful of commits
+    }
+
+    @Test
+    void fullBufferDropsTheOldestCountsItAndFailsItsWaiter() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        TranscriptWriter w = writer(TranscriptWriter.builder(store).capacity(4).batchSize(1)
+                .flushInterval(Duration.ofMillis(1)).overflowWait(Duration.ofMillis(5)).meterRegistry(registry));
+        store.hold();
+        record(w, ROOM, "in flight");          // taken by the writer, which now waits on the store
+        awaitWriting(w);
+        CompletionStage<TranscriptRecord> oldest = w.recordDurably(ROOM, "ann", Instant.now(), "", Message.text("oldest"), false);
+        for (int i = 0; i < 3; i++) {
+            record(w, ROOM, "b" + i);          // buffer now full: 4 waiting
+        }
+        long start = System.nanoTime();
+        record(w, ROOM, "newest");             // waits ~5 ms, then drops "oldest"
+        assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(4));
+
+        assertThat(w.dropped()).isEqualTo(1);
+        assertThat(registry.get("pulsebus.transcripts.dropped").functionCounter().count()).isEqualTo(1);
+        assertThatThrownBy(() -> oldest.toCompletableFuture().get(1, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class).hasMessageContaining("dropped before it was stored");
+        store.release();
+        assertThat(w.flush(Duration.ofSeconds(10))).isTrue();
+        assertThat(store.inner.last(ROOM, 10, Long.MAX_VALUE)).extracting(TranscriptRecord::text)
+                .containsExactly("in flight", "b0", "b1", "b2", "newest");
+    }
+
+    @Test
+    void historyMergesBufferedAndStoredRecordsOldestFirst() throws Exception {
+        TranscriptWriter w = writer(TranscriptWriter.builder(store).batchSize(2).flushInterval(Duration.ofMillis(1)));
+        record(w, ROOM, "s1");
+        record(w, OTHER, "elsewhere");
+        record(w, ROOM, "s2");
+        assertThat(w.flush(Duration.ofSeconds(10))).isTrue();
+        store.hold();
+        record(w, ROOM, "b1");
+        record(w, ROOM, "b2");
+        record(w, ROOM, "b3");
+
+        assertThat(w.history(ROOM, 10, Long.MAX_VALUE)).extracting(TranscriptRecord::text)
+                .containsExactly("s1", "s2", "b1", "b2", "b3");
+        assertThat(w.history(ROOM, 2, Long.MAX_VALUE)).extracting(TranscriptRecord::text).containsExactly("b2", "b3");
+        long b2 = w.history(ROOM, 2, Long.MAX_VALUE).get(0).seq();
+        assertThat(w.history(ROOM, 2, b2)).extracting(TranscriptRecord::text).containsExactly("s2", "b1");
+        store.release();
+        assertThat(w.flush(Duration.ofSeconds(10))).isTrue();
+        assertThat(w.history(ROOM, 10, Long.MAX_VALUE)).extracting(TranscriptRecord::text)
+                .containsExactly("s1", "s2", "b1", "b2", "b3");
+    }
+
+    @Test
+    void aFailingStoreLosesNothingAndRecovers() throws Exception {
+        TranscriptWriter w = writer(TranscriptWriter.builder(store).batchSize(5).flushInterval(Duration.ofMillis(5)));
+        store.failNext.set(3);
+        for (int i = 0; i < 5; i++) {
+            record(w, ROOM, "m" + i);
+        }
+        assertThat(w.flush(Duration.ofSeconds(10))).isTrue();
+        assertThat(w.healthy()).isTrue();
+        assertThat(store.inner.last(ROOM, 10, Long.MAX_VALUE)).hasSize(5);
+    }
+
+    @Test
+    void unhealthyWhileTheStoreFails() throws Exception {
+        TranscriptWriter w = writer(TranscriptWriter.builder(store).batchSize(1).flushInterval(Duration.ofMillis(1)));
+        store.failNext.set(Integer.MAX_VALUE);
+        record(w, ROOM, "m");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (w.healthy() && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        assertThat(w.healthy()).isFalse();
+        assertThat(w.history(ROOM, 10, Long.MAX_VALUE)).extracting(TranscriptRecord::text).containsExactly("m");
+        store.failNext.set(0);
+        assertThat(w.flush(Duration.ofSeconds(10))).isTrue();
+        assertThat(w.healthy()).isTrue();
+    }
+
+    @Test
+    void retentionKeepsTheNewestPerChatAndDropsOldRows() throws Exception {
+        Instant now = Instant.parse("2026-11-30T10:00:00Z");
+        Clock clock = Clock.fixed(now, ZoneOffset.UTC);
+        TranscriptWriter w = writer(TranscriptWriter.builder(store).batchSize(100).flushInterval(Duration.ofMillis(1))
+                .keepPerChat(3).maxAge(Duration.ofDays(1)).clock(clock));
+        w.record(OTHER, "ann", now.minus(Duration.ofDays(2)), "", Message.text("too old"), false);
+        w.record(OTHER, "ann", now.minus(Duration.ofHours(1)), "", Message.text("recent"), false);
+        for (int i = 0; i < 5; i++) {
+            w.record(ROOM, "ann", now, "", Message.text("m" + i), false);
+        }
+        assertThat(w.flush(Duration.ofSeconds(10))).isTrue();
+
+        assertThat(w.runRetention()).isEqualTo(3);
+        assertThat(w.history(ROOM, 10, Long.MAX_VALUE)).extracting(TranscriptRecord::text).containsExactly("m2", "m3", "m4");
+        assertThat(w.history(OTHER, 10, Long.MAX_VALUE)).extracting(TranscriptRecord::text).containsExactly("recent");
+    }
+
+    @Test
+    void aNewWriterContinuesTheStoresSequence() throws Exception {
+        TranscriptWriter first = TranscriptWriter.builder(store).build();
+        long last = record(first, ROOM, "a").seq();
+        first.close();
+        TranscriptWriter second = writer(TranscriptWriter.builder(store));
+        assertThat(record(second, ROOM, "b").seq()).isEqualTo(last + 1);
+    }
+
+    private void awaitStored(int n) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (store.stored() < n && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        assertThat(store.stored()).isEqualTo(n);
+    }
+
+    private static void awaitWriting(TranscriptWriter w) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (w.buffered() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+    }
+}
