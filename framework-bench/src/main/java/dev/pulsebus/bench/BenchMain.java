@@ -20,7 +20,8 @@ public final class BenchMain {
     /** Every suite this build has, in run order. */
     static Map<String, Suite> suites() {
         Map<String, Suite> all = new LinkedHashMap<>();
-        for (Suite suite : List.of(EventSuite.create(), RouterSuite.create())) {
+        for (Suite suite : List.of(EventSuite.create(), RouterSuite.create(), BridgeSuite.bridge(),
+                BridgeSuite.send())) {
             all.put(suite.name(), suite);
         }
         return all;

@@ -17,7 +17,9 @@ final class Table {
                 m.pulsebus(), m.commit(), m.jdk(), m.cpu(), m.cores(), m.os(), m.quick() ? ", QUICK run" : ""));
         Set<String> peers = new LinkedHashSet<>();
         results.results().forEach(r -> peers.addAll(r.peers().keySet()));
-        String head = String.format(Locale.ROOT, "%-28s %10s %9s %9s %9s %9s %8s", "row", "ops/s",
+        int w = results.results().stream().mapToInt(r -> r.name().length()).max().orElse(3) + 1;
+        String row = "%-" + w + "s %10s %9s %9s %9s %9s %8s";
+        String head = String.format(Locale.ROOT, row, "row", "ops/s",
                 "p50 us", "p99 us", "p99.9 us", "max us", "B/op");
         StringBuilder line = new StringBuilder(head);
         for (String p : peers) {
@@ -26,7 +28,7 @@ final class Table {
         sb.append(line).append(System.lineSeparator());
         sb.append("-".repeat(line.length())).append(System.lineSeparator());
         for (Row r : results.results()) {
-            sb.append(String.format(Locale.ROOT, "%-28s %10s %9s %9s %9s %9s %8s", r.name(), si(r.opsPerSec()),
+            sb.append(String.format(Locale.ROOT, row, r.name(), si(r.opsPerSec()),
                     us(r.p50Us()), us(r.p99Us()), us(r.p999Us()), us(r.maxUs()), bytes(r.allocBytesPerOp())));
             for (String p : peers) {
                 Double theirs = r.peers().get(p);

@@ -12,13 +12,27 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A {@link TranscriptStore} in memory, per chat, for {@code framework-core} alone and for tests. Nothing
- * survives the process; retention bounds it like a database.
+ * A {@link TranscriptStore} in memory, per chat, for {@code framework-core} alone, tests and the
+ * benchmark. Nothing survives the process. Each chat keeps at most {@code maxPerChat} records (the oldest
+ * go first), so memory stays bounded between retention runs.
  */
 public final class InMemoryTranscriptStore implements TranscriptStore {
 
     private final Map<ChatRef, Deque<TranscriptRecord>> chats = new ConcurrentHashMap<>();
+    private final int maxPerChat;
     private volatile long maxSeq;
+
+    /** Keeps at most 10,000 records per chat. */
+    public InMemoryTranscriptStore() {
+        this(10_000);
+    }
+
+    public InMemoryTranscriptStore(int maxPerChat) {
+        if (maxPerChat < 1) {
+            throw new IllegalArgumentException("maxPerChat must be at least 1, was " + maxPerChat);
+        }
+        this.maxPerChat = maxPerChat;
+    }
 
     @Override
     public void append(List<TranscriptRecord> batch) {
@@ -26,6 +40,9 @@ public final class InMemoryTranscriptStore implements TranscriptStore {
             Deque<TranscriptRecord> d = chats.computeIfAbsent(r.chat(), c -> new ArrayDeque<>());
             synchronized (d) {
                 d.addLast(r);
+                if (d.size() > maxPerChat) {
+                    d.pollFirst();
+                }
             }
             maxSeq = Math.max(maxSeq, r.seq());
         }
