@@ -9,16 +9,11 @@ public record ChannelMessage(String id, Instant time, Self self, String subType,
         implements MessageEvent {
 
     public ChannelMessage {
-        Objects.requireNonNull(id, "id");
-        Objects.requireNonNull(time, "time");
-        Objects.requireNonNull(self, "self");
-        Objects.requireNonNull(messageId, "messageId");
-        Objects.requireNonNull(message, "message");
-        Objects.requireNonNull(userId, "userId");
+        Checks.message(id, time, self, messageId, message, userId);
         Objects.requireNonNull(guildId, "guildId");
         Objects.requireNonNull(channelId, "channelId");
-        subType = subType == null ? "" : subType;
-        replyChannel = replyChannel == null ? ReplyChannel.UNBOUND : replyChannel;
+        subType = Checks.subType(subType);
+        replyChannel = Checks.channel(replyChannel);
     }
 
     @Override

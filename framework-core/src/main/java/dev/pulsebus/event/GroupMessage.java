@@ -8,15 +8,10 @@ public record GroupMessage(String id, Instant time, Self self, String subType, S
                            String userId, String groupId, ReplyChannel replyChannel) implements MessageEvent {
 
     public GroupMessage {
-        Objects.requireNonNull(id, "id");
-        Objects.requireNonNull(time, "time");
-        Objects.requireNonNull(self, "self");
-        Objects.requireNonNull(messageId, "messageId");
-        Objects.requireNonNull(message, "message");
-        Objects.requireNonNull(userId, "userId");
+        Checks.message(id, time, self, messageId, message, userId);
         Objects.requireNonNull(groupId, "groupId");
-        subType = subType == null ? "" : subType;
-        replyChannel = replyChannel == null ? ReplyChannel.UNBOUND : replyChannel;
+        subType = Checks.subType(subType);
+        replyChannel = Checks.channel(replyChannel);
     }
 
     @Override

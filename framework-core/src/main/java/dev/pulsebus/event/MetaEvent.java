@@ -12,11 +12,9 @@ public record MetaEvent(String id, Instant time, Self self, String detailType, S
                         Map<String, Object> fields) implements Event {
 
     public MetaEvent {
-        Objects.requireNonNull(id, "id");
-        Objects.requireNonNull(time, "time");
-        Objects.requireNonNull(self, "self");
+        Checks.event(id, time, self);
         Objects.requireNonNull(detailType, "detailType");
-        subType = subType == null ? "" : subType;
+        subType = Checks.subType(subType);
         fields = Map.copyOf(fields);
     }
 

@@ -83,6 +83,8 @@ public final class TranscriptWriter implements AutoCloseable {
     private final Thread retention;
     private final long retentionIntervalNanos;
     private final AtomicLong flushRequests = new AtomicLong();
+    /** Held by the writer while it moves records out of the buffer, and by readers of buffer and batch. */
+    private final Object handover = new Object();
 
     private record Durable(TranscriptRecord record, CompletableFuture<TranscriptRecord> done) {
     }
@@ -214,20 +216,23 @@ public final class TranscriptWriter implements AutoCloseable {
         }
     }
 
+    /** Moves up to a batch from the buffer to {@code writing}; history never sees a record in between. */
     private void drain(List<TranscriptRecord> batch, List<CompletableFuture<TranscriptRecord>> waiters,
                        List<TranscriptRecord> waiting) {
-        Object item;
-        while (batch.size() < batchSize && (item = buffer.poll()) != null) {
-            buffered.decrementAndGet();
-            if (item instanceof Durable d) {
-                batch.add(d.record());
-                waiters.add(d.done());
-                waiting.add(d.record());
-            } else {
-                batch.add((TranscriptRecord) item);
+        synchronized (handover) {
+            Object item;
+            while (batch.size() < batchSize && (item = buffer.poll()) != null) {
+                buffered.decrementAndGet();
+                if (item instanceof Durable d) {
+                    batch.add(d.record());
+                    waiters.add(d.done());
+                    waiting.add(d.record());
+                } else {
+                    batch.add((TranscriptRecord) item);
+                }
             }
+            writing = batch;
         }
-        writing = batch;
     }
 
     private void writeWithRetry(List<TranscriptRecord> batch) {
@@ -283,15 +288,17 @@ public final class TranscriptWriter implements AutoCloseable {
      */
     public List<TranscriptRecord> history(ChatRef chat, int n, long beforeSeq) throws Exception {
         List<TranscriptRecord> pending = new ArrayList<>();
-        for (TranscriptRecord r : writing) {
-            if (r.chat().equals(chat) && r.seq() < beforeSeq) {
-                pending.add(r);
+        synchronized (handover) { // records move buffer -> writing -> store; read them in that order
+            for (TranscriptRecord r : writing) {
+                if (r.chat().equals(chat) && r.seq() < beforeSeq) {
+                    pending.add(r);
+                }
             }
-        }
-        for (Object item : buffer) {
-            TranscriptRecord r = item instanceof Durable d ? d.record() : (TranscriptRecord) item;
-            if (r.chat().equals(chat) && r.seq() < beforeSeq) {
-                pending.add(r);
+            for (Object item : buffer) {
+                TranscriptRecord r = item instanceof Durable d ? d.record() : (TranscriptRecord) item;
+                if (r.chat().equals(chat) && r.seq() < beforeSeq) {
+                    pending.add(r);
+                }
             }
         }
         List<TranscriptRecord> stored = store.last(chat, n, beforeSeq);
@@ -342,16 +349,18 @@ public final class TranscriptWriter implements AutoCloseable {
     }
 
     private boolean committedUpTo(long target) {
-        if (!writing.isEmpty()) {
-            return false;
-        }
-        for (Object item : buffer) {
-            TranscriptRecord r = item instanceof Durable d ? d.record() : (TranscriptRecord) item;
-            if (r.seq() <= target) {
+        synchronized (handover) {
+            if (!writing.isEmpty()) {
                 return false;
             }
+            for (Object item : buffer) {
+                TranscriptRecord r = item instanceof Durable d ? d.record() : (TranscriptRecord) item;
+                if (r.seq() <= target) {
+                    return false;
+                }
+            }
+            return true;
         }
-        return true;
     }
 
     /** Refuses new records, writes everything buffered, stops the threads. Idempotent. */

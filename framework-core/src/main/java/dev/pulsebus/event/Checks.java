@@ -1,0 +1,32 @@
+package dev.pulsebus.event;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/** The null checks every event record's constructor shares. */
+final class Checks {
+
+    private Checks() {
+    }
+
+    static void event(String id, Instant time, Self self) {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(time, "time");
+        Objects.requireNonNull(self, "self");
+    }
+
+    static void message(String id, Instant time, Self self, String messageId, Message message, String userId) {
+        event(id, time, self);
+        Objects.requireNonNull(messageId, "messageId");
+        Objects.requireNonNull(message, "message");
+        Objects.requireNonNull(userId, "userId");
+    }
+
+    static String subType(String subType) {
+        return subType == null ? "" : subType;
+    }
+
+    static ReplyChannel channel(ReplyChannel channel) {
+        return channel == null ? ReplyChannel.UNBOUND : channel;
+    }
+}
