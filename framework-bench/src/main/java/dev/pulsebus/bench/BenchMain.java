@@ -40,34 +40,77 @@ public final class BenchMain {
     }
 
     public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** The whole command; returns the exit status (0 done, 1 failed, 2 bad command line, 3 regression). */
+    static int run(String[] args) {
         Map<String, Suite> suites = suites();
         BenchOptions options;
+        Results baseline = null;
         try {
             options = BenchOptions.parse(args, suites.keySet());
+            if (options.compare != null) {
+                baseline = readBaseline(options.compare);
+            }
         } catch (BenchOptions.UsageException e) {
             if (!e.getMessage().isEmpty()) {
                 System.err.println("bench: " + e.getMessage());
             }
             System.err.printf(BenchOptions.USAGE, String.join(", ", suites.keySet()));
-            System.exit(e.getMessage().isEmpty() ? 0 : 2);
-            return;
+            return e.getMessage().isEmpty() ? 0 : 2;
         }
+        Results results;
         try {
-            Results results = run(options, suites);
+            results = run(options, suites);
+        } catch (Exception e) {
+            System.err.println("bench: failed: " + e);
+            e.printStackTrace();
+            return 1;
+        }
+        return report(options, results, baseline);
+    }
+
+    static Results readBaseline(Path file) throws BenchOptions.UsageException {
+        try {
+            return Results.read(file);
+        } catch (java.io.IOException e) {
+            throw new BenchOptions.UsageException("cannot read baseline " + file + ": " + e.getMessage());
+        }
+    }
+
+    /** Writes the JSON and HTML, prints the table (and the comparison); the exit status. */
+    static int report(BenchOptions options, Results results, Results baseline) {
+        Comparison comparison = baseline == null ? null : Comparison.of(baseline, results);
+        try {
             Path file = options.out.resolve("results.json");
             results.write(file);
             if (options.json != null) {
                 results.write(options.json);
             }
+            String html = HtmlReport.render(results, baseline, comparison);
+            Path htmlFile = options.out.resolve("results.html");
+            java.nio.file.Files.writeString(htmlFile, html);
+            if (options.html != null) {
+                java.nio.file.Files.writeString(options.html, html);
+            }
             System.out.println();
             System.out.print(Table.render(results));
-            System.out.println("results: " + file.toAbsolutePath()
-                    + (options.json != null ? " and " + options.json.toAbsolutePath() : ""));
-        } catch (Exception e) {
-            System.err.println("bench: failed: " + e);
-            e.printStackTrace();
-            System.exit(1);
+            if (comparison != null) {
+                System.out.print(comparison.render());
+            }
+            System.out.println("results: " + file.toAbsolutePath() + ", " + htmlFile.toAbsolutePath()
+                    + (options.json != null ? ", " + options.json.toAbsolutePath() : "")
+                    + (options.html != null ? ", " + options.html.toAbsolutePath() : ""));
+        } catch (java.io.IOException e) {
+            System.err.println("bench: cannot write results: " + e);
+            return 1;
         }
+        if (comparison != null && comparison.anyRegression()) {
+            System.err.println("bench: a row regressed against " + options.compare);
+            return 3;
+        }
+        return 0;
     }
 
     static Results run(BenchOptions options, Map<String, Suite> suites) throws Exception {

@@ -11,10 +11,13 @@ final class BenchOptions {
     static final Set<String> BACKENDS = Set.of("sqlite", "postgres", "mysql");
 
     static final String USAGE = """
-            usage: BenchMain [--quick] [--suite NAME]... [--json FILE] [--out DIR] [--backend NAME]
+            usage: BenchMain [--quick] [--suite NAME]... [--json FILE] [--compare FILE] [--html FILE]
+                             [--out DIR] [--backend NAME]
               --quick          about a quarter of the samples: a smoke run
               --suite NAME     run this suite (repeatable; default: all). Suites: %s
               --json FILE      also write the results to FILE (a baseline to keep)
+              --compare FILE   compare with a baseline saved by --json; exit status 3 if a row regressed
+              --html FILE      also write the HTML report to FILE (it always goes to DIR/results.html)
               --out DIR        where results.json goes (default: target/bench)
               --backend NAME   storage backend for storage rows: sqlite (default), postgres, mysql
               --help           this text
@@ -23,13 +26,18 @@ final class BenchOptions {
     final boolean quick;
     final List<String> suites;
     final Path json;
+    final Path compare;
+    final Path html;
     final Path out;
     final String backend;
 
-    private BenchOptions(boolean quick, List<String> suites, Path json, Path out, String backend) {
+    private BenchOptions(boolean quick, List<String> suites, Path json, Path compare, Path html, Path out,
+                         String backend) {
         this.quick = quick;
         this.suites = List.copyOf(suites);
         this.json = json;
+        this.compare = compare;
+        this.html = html;
         this.out = out;
         this.backend = backend;
     }
@@ -47,6 +55,8 @@ final class BenchOptions {
         boolean quick = false;
         List<String> suites = new ArrayList<>();
         Path json = null;
+        Path compare = null;
+        Path html = null;
         Path out = Path.of("target", "bench");
         String backend = "sqlite";
         for (int i = 0; i < args.length; i++) {
@@ -64,6 +74,8 @@ final class BenchOptions {
                     }
                 }
                 case "--json" -> json = Path.of(value(args, ++i, a));
+                case "--compare" -> compare = Path.of(value(args, ++i, a));
+                case "--html" -> html = Path.of(value(args, ++i, a));
                 case "--out" -> out = Path.of(value(args, ++i, a));
                 case "--backend" -> {
                     backend = value(args, ++i, a);
@@ -78,7 +90,7 @@ final class BenchOptions {
         if (suites.isEmpty()) {
             suites.addAll(knownSuites);
         }
-        return new BenchOptions(quick, suites, json, out, backend);
+        return new BenchOptions(quick, suites, json, compare, html, out, backend);
     }
 
     private static String value(String[] args, int i, String flag) throws UsageException {

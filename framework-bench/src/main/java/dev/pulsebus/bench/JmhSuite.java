@@ -131,7 +131,7 @@ final class JmhSuite implements Suite {
         for (String peer : peers) {
             RunResult theirs = byMethod.get(spec.row() + "__" + peer);
             if (theirs != null) {
-                peerOps.put(peer, theirs.getPrimaryResult().getScore());
+                peerOps.put(peer, median(theirs));
             }
         }
         Result<?> alloc = ours.getSecondaryResults().get(ALLOC);
@@ -150,7 +150,7 @@ final class JmhSuite implements Suite {
             p999 = s.getPercentile(99.9);
             max = s.getMax();
         }
-        Row row = new Row(name, name + "." + spec.row(), "ops/s", ours.getPrimaryResult().getScore(),
+        Row row = new Row(name, name + "." + spec.row(), "ops/s", median(ours),
                 p50, p90, p99, p999, max, allocPerOp,
                 (int) ours.getPrimaryResult().getStatistics().getN(), peerOps, spec.note());
         if (spec.target() == null) {
@@ -159,6 +159,11 @@ final class JmhSuite implements Suite {
         String verdict = spec.target().check(row);
         return new Row(row.suite(), row.name(), row.unit(), row.opsPerSec(), p50, p90, p99, p999, max,
                 allocPerOp, row.samples(), peerOps, spec.note().isEmpty() ? verdict : spec.note() + "; " + verdict);
+    }
+
+    /** The median of the measured rounds (JMH iterations): what comparisons of noisy runs should use. */
+    private static double median(RunResult r) {
+        return r.getPrimaryResult().getStatistics().getPercentile(50);
     }
 
     private static List<String> concat(String first, List<String> rest) {

@@ -1,0 +1,106 @@
+package dev.pulsebus.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+
+class ComparisonTest {
+
+    @TempDir
+    Path dir;
+
+    private static Row row(String name, double ops, double alloc, Double p50) {
+        return new Row("event", name, "ops/s", ops, p50, p50 == null ? null : p50 * 2, p50 == null ? null : p50 * 4,
+                p50 == null ? null : p50 * 8, p50 == null ? null : p50 * 16, alloc, 5,
+                Map.of("guava_eventbus", ops / 5), "a <note> & more");
+    }
+
+    private static Results results(Row... rows) {
+        Meta meta = new Meta("2026-11-30T06:00:00Z", "0.1.0", "abc1234", "25.0.3", List.of(), "Linux", "EPYC", 2,
+                "sqlite", false);
+        return new Results(meta, List.of(rows));
+    }
+
+    private static final Results BASELINE = results(
+            row("event.steady", 100e6, 0, null),
+            row("event.slower", 100e6, 0, null),
+            row("event.faster", 100e6, 0, null),
+            row("event.allocates", 100e6, 0, null),
+            row("event.edge", 100e6, 0, 10.0));
+
+    @Test
+    void changesWithinFivePercentAreNoiseAndBeyondAreVerdicts() {
+        Results now = results(
+                row("event.steady", 104e6, 0, null),     // +4 %: noise
+                row("event.slower", 90e6, 0, null),      // -10 %: regression
+                row("event.faster", 120e6, 0, null),     // +20 %: improvement
+                row("event.allocates", 100e6, 24, null), // same speed, 24 B/op more: regression
+                row("event.edge", 95.5e6, 0, 10.0),      // -4.5 %: noise
+                row("event.brand_new", 1e6, 0, null));
+
+        Comparison c = Comparison.of(BASELINE, now);
+
+        assertThat(c.changes()).extracting(Comparison.Change::verdict).containsExactly(
+                Comparison.Verdict.NOISE, Comparison.Verdict.REGRESSION, Comparison.Verdict.IMPROVEMENT,
+                Comparison.Verdict.REGRESSION, Comparison.Verdict.NOISE, Comparison.Verdict.NEW);
+        assertThat(c.changes().get(1).opsChange()).isCloseTo(-0.10, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(c.anyRegression()).isTrue();
+        assertThat(c.render()).contains("event.slower").contains("-10.0%").contains("REGRESSION");
+    }
+
+    @Test
+    void noRegressionWhenEverythingHolds() {
+        assertThat(Comparison.of(BASELINE, BASELINE).anyRegression()).isFalse();
+    }
+
+    @Test
+    void reportExitsWithThreeOnARegressionAndWritesBothFiles() throws Exception {
+        Path baselineFile = dir.resolve("baseline.json");
+        BASELINE.write(baselineFile);
+        BenchOptions options = BenchOptions.parse(new String[] {"--out", dir.toString(), "--compare",
+            baselineFile.toString(), "--html", dir.resolve("copy.html").toString()}, BenchMain.suites().keySet());
+        Results worse = results(row("event.steady", 50e6, 0, null));
+
+        int status = BenchMain.report(options, worse, BenchMain.readBaseline(baselineFile));
+
+        assertThat(status).isEqualTo(3);
+        assertThat(Results.read(dir.resolve("results.json"))).isEqualTo(worse);
+        assertThat(Files.readString(dir.resolve("results.html"))).isEqualTo(Files.readString(dir.resolve("copy.html")));
+        assertThat(BenchMain.report(options, BASELINE, BenchMain.readBaseline(baselineFile))).isZero();
+    }
+
+    @Test
+    void aMissingBaselineIsAUsageError() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> BenchMain.readBaseline(dir.resolve("nope.json")))
+                .isInstanceOf(BenchOptions.UsageException.class).hasMessageContaining("cannot read baseline");
+    }
+
+    @Test
+    void htmlReportIsWellFormedAndSelfContained() throws Exception {
+        Results then = results(row("event.slower", 100e6, 0, 10.0), row("event.steady", 100e6, 0, null));
+        Results now = results(row("event.slower", 90e6, 0, 12.0), row("event.steady", 100e6, 0, null));
+        String html = HtmlReport.render(now, then, Comparison.of(then, now));
+
+        Document doc = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+                .parse(new ByteArrayInputStream(html.getBytes(StandardCharsets.UTF_8)));
+
+        NodeList rows = doc.getElementsByTagName("tr");
+        assertThat(rows.getLength()).isEqualTo(3); // header + two rows
+        assertThat(((Element) rows.item(1)).getAttribute("class")).isEqualTo("regression");
+        assertThat(((Element) rows.item(2)).getAttribute("class")).isEqualTo("noise");
+        assertThat(doc.getElementsByTagName("svg").getLength()).isEqualTo(3); // 2 throughput + 1 latency
+        assertThat(doc.getElementsByTagName("polyline").getLength()).isEqualTo(2); // ours and the baseline's
+        assertThat(html).doesNotContain("http://cdn").doesNotContain("<script").contains("a &lt;note&gt; &amp; more");
+    }
+}
