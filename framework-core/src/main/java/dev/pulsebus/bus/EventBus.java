@@ -1,5 +1,6 @@
 package dev.pulsebus.bus;
 
+import dev.pulsebus.internal.Require;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.Objects;
@@ -98,10 +99,7 @@ public interface EventBus extends AutoCloseable {
 
         /** The bound on accepted-but-unfinished blocking tasks. Default 10,000. */
         public Builder maxBlockingPending(int max) {
-            if (max < 1) {
-                throw new IllegalArgumentException("maxBlockingPending must be at least 1, was " + max);
-            }
-            this.maxBlockingPending = max;
+            this.maxBlockingPending = Require.atLeast(max, 1, "maxBlockingPending");
             return this;
         }
 
@@ -110,19 +108,13 @@ public interface EventBus extends AutoCloseable {
          * dropped. Default zero: never wait, so that an I/O thread is never stalled.
          */
         public Builder blockingOverflowWait(Duration wait) {
-            if (wait.isNegative()) {
-                throw new IllegalArgumentException("blockingOverflowWait must not be negative, was " + wait);
-            }
-            this.blockingOverflowWait = wait;
+            this.blockingOverflowWait = Require.notNegative(wait, "blockingOverflowWait");
             return this;
         }
 
         /** How long {@link EventBus#close()} waits for blocking tasks. Default 10 s. */
         public Builder closeTimeout(Duration timeout) {
-            if (timeout.isNegative()) {
-                throw new IllegalArgumentException("closeTimeout must not be negative, was " + timeout);
-            }
-            this.closeTimeout = timeout;
+            this.closeTimeout = Require.notNegative(timeout, "closeTimeout");
             return this;
         }
 

@@ -1,5 +1,6 @@
 package dev.pulsebus.command;
 
+import dev.pulsebus.internal.Require;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -90,7 +91,7 @@ public final class Command {
 
     /** One call per {@code window} per scope key. */
     public Command cooldown(Duration window, Scope scope) {
-        this.cooldown = positive(window, "cooldown");
+        this.cooldown = Require.positive(window, "cooldown");
         this.cooldownScope = Objects.requireNonNull(scope, "scope");
         return this;
     }
@@ -101,7 +102,7 @@ public final class Command {
             throw new IllegalArgumentException("rate limit must allow at least 1 call, was " + calls);
         }
         this.rateLimit = calls;
-        this.rateWindow = positive(window, "rate limit window");
+        this.rateWindow = Require.positive(window, "rate limit window");
         this.rateScope = Objects.requireNonNull(scope, "scope");
         return this;
     }
@@ -156,12 +157,5 @@ public final class Command {
             throw new IllegalArgumentException("command " + what + " must be one word, was '" + word + "'");
         }
         return word;
-    }
-
-    private static Duration positive(Duration d, String what) {
-        if (d == null || d.isNegative() || d.isZero()) {
-            throw new IllegalArgumentException(what + " must be positive, was " + d);
-        }
-        return d;
     }
 }

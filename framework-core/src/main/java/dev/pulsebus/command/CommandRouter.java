@@ -1,5 +1,6 @@
 package dev.pulsebus.command;
 
+import dev.pulsebus.internal.Require;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -105,10 +106,7 @@ public interface CommandRouter {
 
         /** The most keys each control table of each command keeps. Default 4096. */
         public Builder tableCapacity(int capacity) {
-            if (capacity < 1) {
-                throw new IllegalArgumentException("tableCapacity must be at least 1, was " + capacity);
-            }
-            this.tableCapacity = capacity;
+            this.tableCapacity = Require.atLeast(capacity, 1, "tableCapacity");
             return this;
         }
 

@@ -1,5 +1,6 @@
 package dev.pulsebus.pipeline;
 
+import dev.pulsebus.internal.Require;
 import dev.pulsebus.bus.EventBus;
 import dev.pulsebus.command.CommandRouter;
 import dev.pulsebus.command.Outcome;
@@ -379,10 +380,7 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
 
         /** Event ids remembered for deduplication. Default 4096. */
         public Builder dedupeCapacity(int capacity) {
-            if (capacity < 1) {
-                throw new IllegalArgumentException("dedupeCapacity must be at least 1, was " + capacity);
-            }
-            this.dedupeCapacity = capacity;
+            this.dedupeCapacity = Require.atLeast(capacity, 1, "dedupeCapacity");
             return this;
         }
 

@@ -1,5 +1,6 @@
 package dev.pulsebus.transcript;
 
+import dev.pulsebus.internal.Require;
 import dev.pulsebus.event.ChatRef;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -28,10 +29,7 @@ public final class InMemoryTranscriptStore implements TranscriptStore {
     }
 
     public InMemoryTranscriptStore(int maxPerChat) {
-        if (maxPerChat < 1) {
-            throw new IllegalArgumentException("maxPerChat must be at least 1, was " + maxPerChat);
-        }
-        this.maxPerChat = maxPerChat;
+        this.maxPerChat = Require.atLeast(maxPerChat, 1, "maxPerChat");
     }
 
     @Override

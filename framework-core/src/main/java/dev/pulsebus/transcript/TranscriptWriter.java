@@ -1,5 +1,6 @@
 package dev.pulsebus.transcript;
 
+import dev.pulsebus.internal.Require;
 import dev.pulsebus.event.ChatRef;
 import dev.pulsebus.event.Message;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -414,43 +415,43 @@ public final class TranscriptWriter implements AutoCloseable {
 
         /** Records that may wait in memory. Default 65,536. */
         public Builder capacity(int capacity) {
-            this.capacity = atLeast(capacity, 1, "capacity");
+            this.capacity = Require.atLeast(capacity, 1, "capacity");
             return this;
         }
 
         /** Records per transaction at most; a full batch is written at once. Default 512. */
         public Builder batchSize(int batchSize) {
-            this.batchSize = atLeast(batchSize, 1, "batchSize");
+            this.batchSize = Require.atLeast(batchSize, 1, "batchSize");
             return this;
         }
 
         /** The longest a record waits for a batch to fill. Default 100 ms. */
         public Builder flushInterval(Duration interval) {
-            this.flushInterval = positive(interval, "flushInterval");
+            this.flushInterval = Require.positive(interval, "flushInterval");
             return this;
         }
 
         /** How long a producer waits for room in a full buffer before the oldest record is dropped. Default 50 ms. */
         public Builder overflowWait(Duration wait) {
-            this.overflowWait = Objects.requireNonNull(wait, "overflowWait");
+            this.overflowWait = Require.notNegative(wait, "overflowWait");
             return this;
         }
 
         /** Records kept per chat by retention. Default 10,000. */
         public Builder keepPerChat(int keep) {
-            this.keepPerChat = atLeast(keep, 1, "keepPerChat");
+            this.keepPerChat = Require.atLeast(keep, 1, "keepPerChat");
             return this;
         }
 
         /** Records older than this are deleted by retention. Default 30 days. */
         public Builder maxAge(Duration maxAge) {
-            this.maxAge = positive(maxAge, "maxAge");
+            this.maxAge = Require.positive(maxAge, "maxAge");
             return this;
         }
 
         /** How often retention runs. Default 5 min. */
         public Builder retentionInterval(Duration interval) {
-            this.retentionInterval = positive(interval, "retentionInterval");
+            this.retentionInterval = Require.positive(interval, "retentionInterval");
             return this;
         }
 
@@ -468,20 +469,6 @@ public final class TranscriptWriter implements AutoCloseable {
         /** Starts the writer (reading the store's highest sequence number first). */
         public TranscriptWriter build() throws Exception {
             return new TranscriptWriter(this);
-        }
-
-        private static int atLeast(int v, int min, String what) {
-            if (v < min) {
-                throw new IllegalArgumentException(what + " must be at least " + min + ", was " + v);
-            }
-            return v;
-        }
-
-        private static Duration positive(Duration d, String what) {
-            if (d == null || d.isNegative() || d.isZero()) {
-                throw new IllegalArgumentException(what + " must be positive, was " + d);
-            }
-            return d;
         }
     }
 }
