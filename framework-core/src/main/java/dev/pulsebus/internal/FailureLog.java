@@ -38,8 +38,4 @@ public final class FailureLog {
             log.error("{} failed again {} ({} failures so far): {}", what, doing, n, t.toString());
         }
     }
-
-    public long failures() {
-        return failures.get();
-    }
 }

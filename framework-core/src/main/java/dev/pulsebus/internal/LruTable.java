@@ -48,10 +48,6 @@ public final class LruTable<S> {
         return map.size();
     }
 
-    public synchronized boolean contains(String key) {
-        return map.containsKey(key);
-    }
-
     public long evictions() {
         return evictions.sum();
     }
