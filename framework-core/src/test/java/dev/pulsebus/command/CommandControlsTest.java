@@ -1,5 +1,6 @@
 package dev.pulsebus.command;
 
+import dev.pulsebus.testing.FakeClock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

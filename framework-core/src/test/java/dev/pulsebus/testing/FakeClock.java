@@ -1,4 +1,4 @@
-package dev.pulsebus.command;
+package dev.pulsebus.testing;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -7,22 +7,22 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** A clock that moves only when a test says so. */
-final class FakeClock extends Clock {
+/** A clock that moves only when a test says so (shared with other modules' tests through the test jar). */
+public final class FakeClock extends Clock {
 
     private final AtomicLong millis;
     private final ZoneId zone;
 
-    FakeClock(Instant start, ZoneId zone) {
+    public FakeClock(Instant start, ZoneId zone) {
         this.millis = new AtomicLong(start.toEpochMilli());
         this.zone = zone;
     }
 
-    FakeClock() {
+    public FakeClock() {
         this(Instant.parse("2026-11-30T10:00:00Z"), ZoneOffset.UTC);
     }
 
-    void advance(Duration d) {
+    public void advance(Duration d) {
         millis.addAndGet(d.toMillis());
     }
 

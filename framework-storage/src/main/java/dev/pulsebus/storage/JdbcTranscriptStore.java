@@ -1,0 +1,207 @@
+package dev.pulsebus.storage;
+
+import dev.pulsebus.event.ChatRef;
+import dev.pulsebus.event.OneBotJson;
+import dev.pulsebus.transcript.TranscriptRecord;
+import dev.pulsebus.transcript.TranscriptStore;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import javax.sql.DataSource;
+
+/**
+ * Transcripts in {@code pulsebus_transcript}: appends are multi-row INSERTs of up to {@link #ROWS_PER_INSERT}
+ * rows in one transaction; "last n of a chat" is an index range scan of (chat, seq); retention deletes
+ * in chunks of {@link Dialect#DELETE_CHUNK} rows, each its own short transaction, so the writer never
+ * waits behind a long delete.
+ */
+final class JdbcTranscriptStore implements TranscriptStore {
+
+    static final int ROWS_PER_INSERT = 100;
+    private static final String COLUMNS =
+            "seq, platform, detail_type, chat_id, user_id, time_ms, message_id, message, outbound";
+    private static final String CHAT = "platform = ? AND detail_type = ? AND chat_id = ?";
+
+    private final DataSource dataSource;
+    private final Dialect dialect;
+    private final StorageHealth health;
+    private final String fullInsert = insertSql(ROWS_PER_INSERT);
+
+    JdbcTranscriptStore(DataSource dataSource, Dialect dialect, StorageHealth health) {
+        this.dataSource = dataSource;
+        this.dialect = dialect;
+        this.health = health;
+    }
+
+    private static String insertSql(int rows) {
+        StringBuilder sb = new StringBuilder("INSERT INTO pulsebus_transcript (").append(COLUMNS).append(") VALUES ");
+        for (int i = 0; i < rows; i++) {
+            sb.append(i == 0 ? "" : ", ").append("(?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        }
+        return sb.toString();
+    }
+
+    @Override
+    public void append(List<TranscriptRecord> batch) throws SQLException {
+        if (batch.isEmpty()) {
+            return;
+        }
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                int full = batch.size() / ROWS_PER_INSERT;
+                if (full > 0) {
+                    try (PreparedStatement ps = c.prepareStatement(fullInsert)) {
+                        for (int chunk = 0; chunk < full; chunk++) {
+                            bind(ps, batch, chunk * ROWS_PER_INSERT, ROWS_PER_INSERT);
+                            ps.executeUpdate();
+                        }
+                    }
+                }
+                int rest = batch.size() - full * ROWS_PER_INSERT;
+                if (rest > 0) {
+                    try (PreparedStatement ps = c.prepareStatement(insertSql(rest))) {
+                        bind(ps, batch, full * ROWS_PER_INSERT, rest);
+                        ps.executeUpdate();
+                    }
+                }
+                c.commit();
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+            health.succeeded();
+        } catch (SQLException e) {
+            health.failed(e);
+            throw e;
+        }
+    }
+
+    private static void bind(PreparedStatement ps, List<TranscriptRecord> batch, int from, int rows) throws SQLException {
+        int p = 1;
+        for (int i = from; i < from + rows; i++) {
+            TranscriptRecord r = batch.get(i);
+            ps.setLong(p++, r.seq());
+            ps.setString(p++, r.chat().platform());
+            ps.setString(p++, r.chat().detailType());
+            ps.setString(p++, r.chat().id());
+            ps.setString(p++, r.userId());
+            ps.setLong(p++, r.time().toEpochMilli());
+            ps.setString(p++, r.messageId());
+            ps.setString(p++, OneBotJson.write(r.message()));
+            ps.setBoolean(p++, r.outbound());
+        }
+    }
+
+    @Override
+    public List<TranscriptRecord> last(ChatRef chat, int n, long beforeSeq) throws SQLException {
+        if (n <= 0) {
+            return List.of();
+        }
+        String sql = "SELECT " + COLUMNS + " FROM pulsebus_transcript WHERE " + CHAT
+                + " AND seq < ? ORDER BY seq DESC LIMIT ?";
+        List<TranscriptRecord> out = new ArrayList<>(Math.min(n, 1024));
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            bindChat(ps, chat);
+            ps.setLong(4, beforeSeq);
+            ps.setInt(5, n);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new TranscriptRecord(rs.getLong(1), chat, rs.getString(5),
+                            Instant.ofEpochMilli(rs.getLong(6)), rs.getString(7), OneBotJson.read(rs.getString(8)),
+                            rs.getBoolean(9)));
+                }
+            }
+        } catch (SQLException e) {
+            health.failed(e);
+            throw e;
+        }
+        Collections.reverse(out);
+        return out;
+    }
+
+    @Override
+    public long retain(int keepPerChat, Instant cutoff) throws SQLException {
+        long deleted = 0;
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement(
+                    dialect.chunkedDelete("pulsebus_transcript", "seq", "time_ms < ?"))) {
+                ps.setLong(1, cutoff.toEpochMilli());
+                deleted += untilDone(ps);
+            }
+            for (ChatRef over : chatsOver(c, keepPerChat)) {
+                long threshold = seqAtRank(c, over, keepPerChat);
+                try (PreparedStatement ps = c.prepareStatement(
+                        dialect.chunkedDelete("pulsebus_transcript", "seq", CHAT + " AND seq <= ?"))) {
+                    bindChat(ps, over);
+                    ps.setLong(4, threshold);
+                    deleted += untilDone(ps);
+                }
+            }
+        } catch (SQLException e) {
+            health.failed(e);
+            throw e;
+        }
+        return deleted;
+    }
+
+    private static void bindChat(PreparedStatement ps, ChatRef chat) throws SQLException {
+        ps.setString(1, chat.platform());
+        ps.setString(2, chat.detailType());
+        ps.setString(3, chat.id());
+    }
+
+    private static long untilDone(PreparedStatement chunk) throws SQLException {
+        long total = 0;
+        int n;
+        do {
+            n = chunk.executeUpdate();
+            total += n;
+        } while (n >= Dialect.DELETE_CHUNK);
+        return total;
+    }
+
+    private static List<ChatRef> chatsOver(Connection c, int keep) throws SQLException {
+        List<ChatRef> chats = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT platform, detail_type, chat_id FROM pulsebus_transcript"
+                + " GROUP BY platform, detail_type, chat_id HAVING COUNT(*) > ?")) {
+            ps.setInt(1, keep);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    chats.add(new ChatRef(rs.getString(1), rs.getString(2), rs.getString(3)));
+                }
+            }
+        }
+        return chats;
+    }
+
+    /** The seq of the newest record beyond the {@code keep} newest of a chat: it and older ones go. */
+    private static long seqAtRank(Connection c, ChatRef chat, int keep) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT seq FROM pulsebus_transcript WHERE " + CHAT
+                + " ORDER BY seq DESC LIMIT 1 OFFSET ?")) {
+            bindChat(ps, chat);
+            ps.setInt(4, keep);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : Long.MIN_VALUE;
+            }
+        }
+    }
+
+    @Override
+    public long maxSeq() throws SQLException {
+        try (Connection c = dataSource.getConnection(); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT MAX(seq) FROM pulsebus_transcript")) {
+            return rs.next() ? rs.getLong(1) : 0;
+        } catch (SQLException e) {
+            health.failed(e);
+            throw e;
+        }
+    }
+}

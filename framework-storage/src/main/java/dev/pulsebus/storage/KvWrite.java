@@ -1,0 +1,122 @@
+package dev.pulsebus.storage;
+
+import java.sql.SQLException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A queued KV write: {@link #apply} runs it inside the batch's transaction, {@link #committed} (after
+ * the commit) updates the read cache and then completes the caller's future, so that a caller who sees
+ * the future complete also reads the new value.
+ */
+sealed interface KvWrite {
+
+    CompletableFuture<?> future();
+
+    void apply(KvTransaction tx) throws SQLException;
+
+    void committed();
+
+    /** One key set to a value. {@code text} is the value as text when the caller gave text. */
+    record Put(NamespaceKv kv, String key, byte[] value, @Nullable String text, long expiresAt,
+               CompletableFuture<Void> future) implements KvWrite {
+        @Override
+        public void apply(KvTransaction tx) throws SQLException {
+            tx.put(kv.namespace(), key, value, expiresAt);
+        }
+
+        @Override
+        public void committed() {
+            kv.cached(key, new CachedValue(value, text, expiresAt));
+            future.complete(null);
+        }
+    }
+
+    /** Several keys set together, all or nothing. */
+    record PutMany(NamespaceKv kv, List<Put> puts, CompletableFuture<Void> future) implements KvWrite {
+        @Override
+        public void apply(KvTransaction tx) throws SQLException {
+            for (Put put : puts) {
+                put.apply(tx);
+            }
+        }
+
+        @Override
+        public void committed() {
+            for (Put put : puts) {
+                kv.cached(put.key(), new CachedValue(put.value(), put.text(), put.expiresAt()));
+            }
+            future.complete(null);
+        }
+    }
+
+    final class Delete implements KvWrite {
+        private final NamespaceKv kv;
+        private final String key;
+        private final CompletableFuture<Boolean> future = new CompletableFuture<>();
+        private boolean present;
+
+        Delete(NamespaceKv kv, String key) {
+            this.kv = kv;
+            this.key = key;
+        }
+
+        @Override
+        public CompletableFuture<Boolean> future() {
+            return future;
+        }
+
+        @Override
+        public void apply(KvTransaction tx) throws SQLException {
+            present = tx.delete(kv.namespace(), key);
+        }
+
+        @Override
+        public void committed() {
+            kv.cached(key, CachedValue.ABSENT);
+            future.complete(present);
+        }
+    }
+
+    final class CompareAndSet implements KvWrite {
+        private final NamespaceKv kv;
+        private final String key;
+        private final byte @Nullable [] expected;
+        private final byte @Nullable [] update;
+        private final @Nullable String updateText;
+        private final CompletableFuture<Boolean> future = new CompletableFuture<>();
+        private boolean swapped;
+
+        CompareAndSet(NamespaceKv kv, String key, byte @Nullable [] expected, byte @Nullable [] update,
+                      @Nullable String updateText) {
+            this.kv = kv;
+            this.key = key;
+            this.expected = expected;
+            this.update = update;
+            this.updateText = updateText;
+        }
+
+        @Override
+        public CompletableFuture<Boolean> future() {
+            return future;
+        }
+
+        @Override
+        public void apply(KvTransaction tx) throws SQLException {
+            swapped = tx.compareAndSet(kv.namespace(), key, expected, update);
+        }
+
+        @Override
+        public void committed() {
+            if (swapped) {
+                kv.cached(key, update == null ? CachedValue.ABSENT : new CachedValue(update, updateText, Long.MAX_VALUE));
+            } else {
+                // The database disagreed with what we expected: whatever we cached may be another
+                // instance's past; read it afresh next time.
+                kv.invalidate(key);
+            }
+            future.complete(swapped);
+        }
+    }
+}

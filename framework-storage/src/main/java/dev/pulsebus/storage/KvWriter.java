@@ -1,0 +1,190 @@
+package dev.pulsebus.storage;
+
+import dev.pulsebus.internal.FailureLog;
+import dev.pulsebus.kv.KvException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The KV's group commit: one thread drains a bounded queue of writes and runs whatever has arrived (up
+ * to {@code maxBatch}) in one transaction. While a transaction commits, new writes queue up for the
+ * next, so throughput grows with the number of concurrent writers while every write's future completes
+ * only after its own commit.
+ *
+ * <p>Overflow: {@link #submit} waits up to {@code overflowWait} for room, then fails the write with a
+ * {@link KvException} and counts it ({@code pulsebus_kv_writes_rejected_total}). A failed transaction
+ * fails every write in it (none of them was acknowledged); the next batch tries again, so the store
+ * recovers by itself when the database does.
+ *
+ * <p>The same thread deletes expired rows every {@code sweepInterval}, in chunks of
+ * {@link Dialect#DELETE_CHUNK} rows, each in its own short transaction.
+ */
+final class KvWriter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KvWriter.class);
+    private static final long POLL_MILLIS = 50;
+
+    private final DataSource dataSource;
+    private final Dialect dialect;
+    private final Clock clock;
+    private final ArrayBlockingQueue<KvWrite> queue;
+    private final int maxBatch;
+    private final long overflowWaitNanos;
+    private final long sweepIntervalMillis;
+    private final StorageHealth health;
+    private final FailureLog failures = new FailureLog(LOG, "KV write batch");
+    private final Thread thread;
+    private volatile boolean closed;
+    private long nextSweep;
+
+    final LongAdder writes = new LongAdder();
+    final LongAdder batches = new LongAdder();
+    final LongAdder failed = new LongAdder();
+    final LongAdder rejected = new LongAdder();
+    final LongAdder expired = new LongAdder();
+
+    KvWriter(DataSource dataSource, Dialect dialect, Clock clock, int capacity, int maxBatch,
+             long overflowWaitNanos, long sweepIntervalMillis, StorageHealth health) {
+        this.dataSource = dataSource;
+        this.dialect = dialect;
+        this.clock = clock;
+        this.queue = new ArrayBlockingQueue<>(capacity);
+        this.maxBatch = maxBatch;
+        this.overflowWaitNanos = overflowWaitNanos;
+        this.sweepIntervalMillis = sweepIntervalMillis;
+        this.health = health;
+        this.nextSweep = clock.millis() + sweepIntervalMillis;
+        this.thread = Thread.ofPlatform().daemon().name("pulsebus-kv-writer").start(this::run);
+    }
+
+    /** Queues {@code write}; its future fails at once when the store is closed or the queue stays full. */
+    <W extends KvWrite> W submit(W write) {
+        if (closed) {
+            write.future().completeExceptionally(new KvException("KV store is closed"));
+            return write;
+        }
+        boolean queued;
+        try {
+            queued = queue.offer(write) || queue.offer(write, overflowWaitNanos, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            queued = false;
+        }
+        if (queued && closed && !thread.isAlive() && queue.remove(write)) {
+            write.future().completeExceptionally(new KvException("KV store is closed"));
+        } else if (!queued) {
+            rejected.increment();
+            write.future().completeExceptionally(new KvException("KV write queue is full (" + queue.size()
+                    + " pending): the database is not keeping up; the write was not made"));
+        }
+        return write;
+    }
+
+    int pending() {
+        return queue.size();
+    }
+
+    private void run() {
+        List<KvWrite> batch = new ArrayList<>(maxBatch);
+        while (true) {
+            KvWrite first;
+            try {
+                first = queue.poll(POLL_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                first = null;
+            }
+            if (first == null) {
+                if (closed && queue.isEmpty()) {
+                    return;
+                }
+                maybeSweep();
+                continue;
+            }
+            batch.add(first);
+            queue.drainTo(batch, maxBatch - 1);
+            commit(batch);
+            batch.clear();
+        }
+    }
+
+    private void commit(List<KvWrite> batch) {
+        try (Connection c = dataSource.getConnection(); KvTransaction tx = new KvTransaction(c, dialect, clock.millis())) {
+            try {
+                for (KvWrite w : batch) {
+                    w.apply(tx);
+                }
+                tx.commit();
+            } catch (SQLException | RuntimeException e) {
+                tx.rollbackQuietly();
+                throw e;
+            }
+        } catch (SQLException | RuntimeException e) {
+            failed.add(batch.size());
+            health.failed(e);
+            failures.failed(e, "committing " + batch.size() + " writes");
+            KvException error = new KvException("KV write failed, not stored: " + e.getMessage(), e);
+            for (KvWrite w : batch) {
+                w.future().completeExceptionally(error);
+            }
+            return;
+        }
+        health.succeeded();
+        batches.increment();
+        writes.add(batch.size());
+        for (KvWrite w : batch) {
+            w.committed();
+        }
+    }
+
+    private void maybeSweep() {
+        long now = clock.millis();
+        if (now < nextSweep) {
+            return;
+        }
+        nextSweep = now + sweepIntervalMillis;
+        sweepExpired(now);
+    }
+
+    /** Deletes expired rows now; returns how many. */
+    long sweepExpired(long now) {
+        String sql = dialect.chunkedDelete("pulsebus_kv", "ns, k", "expires_at <= ?");
+        long total = 0;
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            c.setAutoCommit(true);
+            int n;
+            do {
+                ps.setLong(1, now);
+                n = ps.executeUpdate();
+                total += n;
+            } while (n >= Dialect.DELETE_CHUNK && !closed);
+        } catch (SQLException e) {
+            health.failed(e);
+            failures.failed(e, "deleting expired keys");
+        }
+        expired.add(total);
+        return total;
+    }
+
+    /** Stops taking writes, commits what is queued, and waits for the thread to end. */
+    void close() {
+        closed = true;
+        try {
+            thread.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (KvWrite w; (w = queue.poll()) != null; ) {
+            w.future().completeExceptionally(new KvException("KV store is closed"));
+        }
+    }
+}

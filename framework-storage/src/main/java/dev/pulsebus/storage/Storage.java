@@ -1,0 +1,321 @@
+package dev.pulsebus.storage;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.pulsebus.command.QuotaStore;
+import dev.pulsebus.internal.Require;
+import dev.pulsebus.kv.KvStore;
+import dev.pulsebus.transcript.TranscriptStore;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.FlywayException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * PulseBus's data layer: one connection pool (HikariCP) to one database, its schema (Flyway
+ * migrations shipped in this jar, run by {@link Builder#open()}), and the stores on it: the
+ * {@link #kv() KV store}, {@link #transcripts() transcripts} and {@link #quotas() quota counters}.
+ *
+ * <p>By default the database is the SQLite file {@code data/pulsebus.db} in WAL mode with
+ * {@code synchronous=NORMAL}: a committed transaction survives the process being killed; a power loss
+ * may lose the last commits (choose {@code FULL} to survive that too, at a cost per commit). A JDBC URL
+ * of PostgreSQL or MariaDB/MySQL shares one data layer between several instances.
+ *
+ * <p>Opening fails with a {@link StorageException} when the database cannot be reached or migrated.
+ * Once open, a database that goes away makes calls fail (with {@link dev.pulsebus.kv.KvException} or
+ * {@link java.sql.SQLException}) and {@link #healthy()} false; nothing acknowledged is lost, and calls
+ * succeed again when the database is back. {@link #close()} commits queued KV writes, then closes the
+ * pool. Thread-safe.
+ */
+public final class Storage implements AutoCloseable {
+
+    /** The SQLite file's name inside the data directory. */
+    public static final String SQLITE_FILE = "pulsebus.db";
+
+    private final Dialect dialect;
+    private final HikariDataSource dataSource;
+    private final StorageHealth health;
+    private final JdbcKvStore kv;
+    private final JdbcTranscriptStore transcripts;
+    private final KvQuotaStore quotas;
+    private final String description;
+
+    private Storage(Builder b, Dialect dialect, HikariDataSource dataSource, String description) {
+        this.dialect = dialect;
+        this.dataSource = dataSource;
+        this.description = description;
+        this.health = new StorageHealth(dataSource);
+        this.kv = new JdbcKvStore(dataSource, dialect, health, b);
+        this.transcripts = new JdbcTranscriptStore(dataSource, dialect, health);
+        this.quotas = new KvQuotaStore(kv.namespace(KvQuotaStore.NAMESPACE));
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The KV store: one namespace per module. */
+    public KvStore kv() {
+        return kv;
+    }
+
+    /** Transcript persistence, for a {@link dev.pulsebus.transcript.TranscriptWriter}. */
+    public TranscriptStore transcripts() {
+        return transcripts;
+    }
+
+    /** Quota counters that survive restarts, for {@link dev.pulsebus.command.CommandRouter.Builder#quotaStore}. */
+    public QuotaStore quotas() {
+        return quotas;
+    }
+
+    /** {@code sqlite}, {@code postgresql} or {@code mysql}. */
+    public String backend() {
+        return dialect.backend;
+    }
+
+    /** True while the database answers (pinged at most once a second). */
+    public boolean healthy() {
+        return health.check();
+    }
+
+    /** Why the storage is down, or null when it is up. */
+    public @Nullable String lastError() {
+        return health.lastError();
+    }
+
+    /**
+     * Applies a module's own Flyway migrations from {@code location} (a classpath folder, e.g.
+     * {@code "db/weather"}) found through {@code loader}, recording them in their own history table
+     * {@code pulsebus_history_<owner>}. Already applied migrations are skipped; returns how many ran.
+     *
+     * @throws StorageException when a migration fails (the database is left as Flyway leaves it)
+     */
+    public int migrate(String owner, ClassLoader loader, String location) {
+        String table = "pulsebus_history_" + owner.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
+        try {
+            return Flyway.configure(loader).dataSource(dataSource).locations("classpath:" + location)
+                    .table(table).baselineOnMigrate(true).baselineVersion("0")
+                    .load().migrate().migrationsExecuted;
+        } catch (FlywayException e) {
+            throw new StorageException("migrations of '" + owner + "' from " + location + " failed on "
+                    + description + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Commits queued KV writes, then closes the connection pool. Idempotent. */
+    @Override
+    public void close() {
+        kv.close();
+        dataSource.close();
+    }
+
+    @Override
+    public String toString() {
+        return "Storage[" + description + "]";
+    }
+
+    /** Where and how to store. Defaults: SQLite in {@code data/}. */
+    public static final class Builder {
+        private static final Set<String> SYNC_MODES = Set.of("OFF", "NORMAL", "FULL", "EXTRA");
+
+        Path dataDir = Path.of("data");
+        @Nullable String jdbcUrl;
+        @Nullable String username;
+        @Nullable String password;
+        int poolSize;
+        Duration connectionTimeout = Duration.ofSeconds(5);
+        String synchronous = "NORMAL";
+        long cacheSize = 10_000;
+        @Nullable Duration cacheTtl;
+        int maxValueBytes = 1 << 20;
+        int writeQueueCapacity = 16_384;
+        int maxWriteBatch = 1024;
+        Duration writeOverflowWait = Duration.ofMillis(100);
+        Duration expirySweepInterval = Duration.ofMinutes(1);
+        Clock clock = Clock.systemUTC();
+        @Nullable MeterRegistry meterRegistry;
+
+        private Builder() {
+        }
+
+        /** Where the SQLite file lives when no JDBC URL is given. Default {@code data}. */
+        public Builder dataDir(Path dir) {
+            this.dataDir = Objects.requireNonNull(dir, "dataDir");
+            return this;
+        }
+
+        /** A {@code jdbc:postgresql:}, {@code jdbc:mariadb:}/{@code jdbc:mysql:} or {@code jdbc:sqlite:} URL. */
+        public Builder jdbcUrl(@Nullable String url) {
+            this.jdbcUrl = url == null || url.isBlank() ? null : url;
+            return this;
+        }
+
+        public Builder username(@Nullable String username) {
+            this.username = username;
+            return this;
+        }
+
+        public Builder password(@Nullable String password) {
+            this.password = password;
+            return this;
+        }
+
+        /** Connections in the pool. Default 4 on SQLite (one writer at a time anyway), 8 otherwise. */
+        public Builder poolSize(int size) {
+            this.poolSize = Require.atLeast(size, 1, "poolSize");
+            return this;
+        }
+
+        /** How long a call waits for a connection before failing. Default 5 s. */
+        public Builder connectionTimeout(Duration timeout) {
+            this.connectionTimeout = Require.positive(timeout, "connectionTimeout");
+            return this;
+        }
+
+        /** SQLite's {@code synchronous}: OFF, NORMAL (default), FULL or EXTRA. */
+        public Builder synchronous(String mode) {
+            String m = mode.toUpperCase(Locale.ROOT);
+            if (!SYNC_MODES.contains(m)) {
+                throw new IllegalArgumentException("synchronous must be one of " + SYNC_MODES + ", was " + mode);
+            }
+            this.synchronous = m;
+            return this;
+        }
+
+        /** Entries of the read cache per KV namespace; 0 turns the cache off. Default 10,000. */
+        public Builder cacheSize(long entries) {
+            if (entries < 0) {
+                throw new IllegalArgumentException("cacheSize must be >= 0, was " + entries);
+            }
+            this.cacheSize = entries;
+            return this;
+        }
+
+        /**
+         * How long a cached read may be served before it is read again: the bound on staleness when
+         * other instances write the same shared database. Default: forever on SQLite (this instance
+         * owns the file), 1 s on PostgreSQL and MariaDB/MySQL.
+         */
+        public Builder cacheTtl(Duration ttl) {
+            this.cacheTtl = Require.positive(ttl, "cacheTtl");
+            return this;
+        }
+
+        /** The largest value in bytes. Default 1 MiB. */
+        public Builder maxValueBytes(int bytes) {
+            this.maxValueBytes = Require.atLeast(bytes, 1, "maxValueBytes");
+            return this;
+        }
+
+        /** KV writes waiting for their commit, at most. Default 16,384. */
+        public Builder writeQueueCapacity(int capacity) {
+            this.writeQueueCapacity = Require.atLeast(capacity, 1, "writeQueueCapacity");
+            return this;
+        }
+
+        /** KV writes in one group commit, at most. Default 1024. */
+        public Builder maxWriteBatch(int writes) {
+            this.maxWriteBatch = Require.atLeast(writes, 1, "maxWriteBatch");
+            return this;
+        }
+
+        /** How long a write waits for room in a full queue before it fails. Default 100 ms. */
+        public Builder writeOverflowWait(Duration wait) {
+            this.writeOverflowWait = Require.notNegative(wait, "writeOverflowWait");
+            return this;
+        }
+
+        /** How often expired KV rows are deleted. Default 1 min. */
+        public Builder expirySweepInterval(Duration interval) {
+            this.expirySweepInterval = Require.positive(interval, "expirySweepInterval");
+            return this;
+        }
+
+        /** The clock of time-to-live. Default the system clock (UTC). */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /** Where KV and connection-pool metrics go. Default none. */
+        public Builder meterRegistry(@Nullable MeterRegistry registry) {
+            this.meterRegistry = registry;
+            return this;
+        }
+
+        /**
+         * Connects, migrates the schema to this version, and opens the stores.
+         *
+         * @throws StorageException when the database cannot be reached or migrated
+         */
+        public Storage open() {
+            String url = jdbcUrl != null ? jdbcUrl : sqliteUrl();
+            Dialect dialect = Dialect.of(url);
+            String description = dialect.backend + " " + redact(url);
+            HikariConfig config = new HikariConfig();
+            config.setPoolName("pulsebus");
+            config.setJdbcUrl(url);
+            config.setUsername(username);
+            config.setPassword(password);
+            config.setMaximumPoolSize(poolSize > 0 ? poolSize : dialect == Dialect.SQLITE ? 4 : 8);
+            config.setConnectionTimeout(Math.max(250, connectionTimeout.toMillis()));
+            config.setValidationTimeout(Math.max(250, Math.min(connectionTimeout.toMillis(), 2000)));
+            if (dialect == Dialect.SQLITE) {
+                config.addDataSourceProperty("journal_mode", "WAL");
+                config.addDataSourceProperty("synchronous", synchronous);
+                config.addDataSourceProperty("busy_timeout", "10000");
+                config.addDataSourceProperty("cache_size", "-32768");
+            }
+            if (meterRegistry != null) {
+                config.setMetricRegistry(meterRegistry);
+            }
+            HikariDataSource ds;
+            try {
+                ds = new HikariDataSource(config);
+            } catch (RuntimeException e) {
+                throw new StorageException("cannot connect to " + description + ": " + rootMessage(e), e);
+            }
+            try {
+                Flyway.configure(Storage.class.getClassLoader()).dataSource(ds).locations(dialect.migrations)
+                        .table("pulsebus_schema_history").load().migrate();
+                return new Storage(this, dialect, ds, description);
+            } catch (FlywayException | StorageException e) {
+                ds.close();
+                throw new StorageException("cannot migrate " + description + ": " + rootMessage(e), e);
+            } catch (RuntimeException | Error e) {
+                ds.close();
+                throw e;
+            }
+        }
+
+        private String sqliteUrl() {
+            try {
+                Files.createDirectories(dataDir);
+            } catch (IOException e) {
+                throw new StorageException("cannot create data directory " + dataDir.toAbsolutePath() + ": " + e, e);
+            }
+            return "jdbc:sqlite:" + dataDir.resolve(SQLITE_FILE).toAbsolutePath();
+        }
+
+        private static String redact(String url) {
+            return url.replaceAll("(?i)(password=)[^&;]*", "$1***");
+        }
+
+        private static String rootMessage(Throwable t) {
+            Throwable root = t;
+            while (root.getCause() != null && root.getCause() != root) {
+                root = root.getCause();
+            }
+            return root == t ? String.valueOf(t.getMessage()) : t.getMessage() + " (" + root + ")";
+        }
+    }
+}

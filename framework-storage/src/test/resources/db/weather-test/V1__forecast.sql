@@ -1,0 +1,1 @@
+CREATE TABLE weather_forecast (city VARCHAR(64) NOT NULL PRIMARY KEY, summary VARCHAR(255) NOT NULL);

@@ -1,0 +1,1 @@
+INSERT INTO weather_forecast (city, summary) VALUES ('Tokyo', 'Sunny');
