@@ -21,13 +21,22 @@ public final class BenchMain {
     static Map<String, Suite> suites() {
         Map<String, Suite> all = new LinkedHashMap<>();
         for (Suite suite : List.of(EventSuite.create(), RouterSuite.create(), BridgeSuite.bridge(),
-                BridgeSuite.send())) {
+                BridgeSuite.send(), StorageSuite.create())) {
             all.put(suite.name(), suite);
         }
         return all;
     }
 
     /** The forks measure with this JVM's own flags plus a fixed heap, so runs compare. */
+    static List<String> forkArgs(BenchOptions options) {
+        List<String> args = forkArgs();
+        args.add("-D" + StorageSuite.BACKEND_PROPERTY + "=" + options.backend);
+        if (options.dataDir != null) {
+            args.add("-D" + StorageSuite.DIR_PROPERTY + "=" + options.dataDir);
+        }
+        return args;
+    }
+
     static List<String> forkArgs() {
         List<String> args = new ArrayList<>(Meta.hostVmArgs());
         args.removeIf(a -> a.startsWith("-Xms") || a.startsWith("-Xmx"));
@@ -113,16 +122,37 @@ public final class BenchMain {
         return 0;
     }
 
+    /**
+     * Runs the chosen suites in a temporary data directory of their own (never a real one), removed
+     * afterwards unless {@code --keep}.
+     */
     static Results run(BenchOptions options, Map<String, Suite> suites) throws Exception {
         Meta meta = Meta.current(options, forkArgs());
         List<Row> rows = new ArrayList<>();
-        int n = 0;
-        for (String name : options.suites) {
-            n++;
-            System.out.printf("%n=== suite %s (%d of %d)%s ===%n", name, n, options.suites.size(),
-                    options.quick ? ", quick" : "");
-            rows.addAll(suites.get(name).run(options));
+        options.dataDir = java.nio.file.Files.createTempDirectory("pulsebus-bench-");
+        try {
+            int n = 0;
+            for (String name : options.suites) {
+                n++;
+                System.out.printf("%n=== suite %s (%d of %d)%s ===%n", name, n, options.suites.size(),
+                        options.quick ? ", quick" : "");
+                rows.addAll(suites.get(name).run(options));
+            }
+        } finally {
+            if (options.keep) {
+                System.out.println("data kept in " + options.dataDir);
+            } else {
+                deleteTree(options.dataDir);
+            }
         }
         return new Results(meta, rows);
+    }
+
+    private static void deleteTree(Path dir) throws java.io.IOException {
+        try (java.util.stream.Stream<Path> files = java.nio.file.Files.walk(dir)) {
+            for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                java.nio.file.Files.deleteIfExists(p);
+            }
+        }
     }
 }

@@ -12,7 +12,7 @@ final class BenchOptions {
 
     static final String USAGE = """
             usage: BenchMain [--quick] [--suite NAME]... [--json FILE] [--compare FILE] [--html FILE]
-                             [--out DIR] [--backend NAME]
+                             [--out DIR] [--backend NAME] [--keep]
               --quick          about a quarter of the samples: a smoke run
               --suite NAME     run this suite (repeatable; default: all). Suites: %s
               --json FILE      also write the results to FILE (a baseline to keep)
@@ -20,6 +20,7 @@ final class BenchOptions {
               --html FILE      also write the HTML report to FILE (it always goes to DIR/results.html)
               --out DIR        where results.json goes (default: target/bench)
               --backend NAME   storage backend for storage rows: sqlite (default), postgres, mysql
+              --keep           keep the temporary data directory (its path is printed) for inspection
               --help           this text
             """;
 
@@ -30,9 +31,12 @@ final class BenchOptions {
     final Path html;
     final Path out;
     final String backend;
+    final boolean keep;
+    /** The run's temporary data directory, set by {@link BenchMain#run(BenchOptions, java.util.Map)}. */
+    Path dataDir;
 
     private BenchOptions(boolean quick, List<String> suites, Path json, Path compare, Path html, Path out,
-                         String backend) {
+                         String backend, boolean keep) {
         this.quick = quick;
         this.suites = List.copyOf(suites);
         this.json = json;
@@ -40,6 +44,7 @@ final class BenchOptions {
         this.html = html;
         this.out = out;
         this.backend = backend;
+        this.keep = keep;
     }
 
     /** Thrown for a command line that cannot run; its message is meant for the user, with the usage. */
@@ -59,10 +64,12 @@ final class BenchOptions {
         Path html = null;
         Path out = Path.of("target", "bench");
         String backend = "sqlite";
+        boolean keep = false;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
                 case "--quick" -> quick = true;
+                case "--keep" -> keep = true;
                 case "--suite" -> {
                     String s = value(args, ++i, a);
                     if (!knownSuites.contains(s)) {
@@ -90,7 +97,7 @@ final class BenchOptions {
         if (suites.isEmpty()) {
             suites.addAll(knownSuites);
         }
-        return new BenchOptions(quick, suites, json, compare, html, out, backend);
+        return new BenchOptions(quick, suites, json, compare, html, out, backend, keep);
     }
 
     private static String value(String[] args, int i, String flag) throws UsageException {

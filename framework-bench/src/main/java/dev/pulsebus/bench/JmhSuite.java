@@ -34,7 +34,11 @@ final class JmhSuite implements Suite {
     private static final String ALLOC = "gc.alloc.rate.norm";
 
     /** A target from the issue that set it, checked (never asserted) and written into the row's note. */
-    record Target(double minOpsPerSec, String peer, double minRatio, double maxAllocBytes) {
+    record Target(double minOpsPerSec, String peer, double minRatio, double maxAllocBytes, double maxP99Us) {
+        Target(double minOpsPerSec, String peer, double minRatio, double maxAllocBytes) {
+            this(minOpsPerSec, peer, minRatio, maxAllocBytes, -1);
+        }
+
         String check(Row row) {
             List<String> missed = new ArrayList<>();
             if (row.opsPerSec() == null || row.opsPerSec() < minOpsPerSec) {
@@ -47,9 +51,13 @@ final class JmhSuite implements Suite {
             if (maxAllocBytes >= 0 && (row.allocBytesPerOp() == null || row.allocBytesPerOp() > maxAllocBytes)) {
                 missed.add("B/op");
             }
+            if (maxP99Us >= 0 && (row.p99Us() == null || row.p99Us() > maxP99Us)) {
+                missed.add("p99");
+            }
             String wanted = "target >= " + Table.si(minOpsPerSec) + " ops/s"
                     + (peer == null ? "" : String.format(", >= %.1fx %s", minRatio, peer))
-                    + (maxAllocBytes >= 0 ? ", ~0 B/op" : "");
+                    + (maxAllocBytes >= 0 ? ", ~0 B/op" : "")
+                    + (maxP99Us >= 0 ? String.format(", p99 <= %.0f us", maxP99Us) : "");
             return wanted + (missed.isEmpty() ? ": met" : ": MISSED (" + String.join(", ", missed) + ")");
         }
     }
@@ -103,7 +111,7 @@ final class JmhSuite implements Suite {
                 .forks(1)
                 .threads(1)
                 .shouldFailOnError(true)
-                .jvmArgs(BenchMain.forkArgs().toArray(String[]::new));
+                .jvmArgs(BenchMain.forkArgs(options).toArray(String[]::new));
         if (options.quick) {
             b.warmupIterations(2).warmupTime(TimeValue.milliseconds(250))
                     .measurementIterations(3).measurementTime(TimeValue.milliseconds(250));

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
@@ -27,6 +28,9 @@ import org.jspecify.annotations.Nullable;
  * exceptionally with it.
  */
 public interface Kv {
+
+    /** How long a sync call on a platform thread spins for its result before parking. */
+    long AWAIT_SPIN_NANOS = 50_000;
 
     /** This namespace's name. */
     String namespace();
@@ -120,10 +124,21 @@ public interface Kv {
         setBytes(key, bytes, ttl);
     }
 
-    /** Waits for {@code stage}, rethrowing its {@link KvException} (or wrapping another failure in one). */
+    /**
+     * Waits for {@code stage}, rethrowing its {@link KvException} (or wrapping another failure in one).
+     * A platform thread spins for up to {@value #AWAIT_SPIN_NANOS} ns before it parks: a commit usually
+     * lands within that, and waking a parked thread costs more than the wait. Virtual threads park at once.
+     */
     static <T> T await(CompletionStage<T> stage) {
+        CompletableFuture<T> future = stage.toCompletableFuture();
+        if (!future.isDone() && !Thread.currentThread().isVirtual()) {
+            long deadline = System.nanoTime() + AWAIT_SPIN_NANOS;
+            while (!future.isDone() && System.nanoTime() - deadline < 0) {
+                Thread.onSpinWait();
+            }
+        }
         try {
-            return stage.toCompletableFuture().join();
+            return future.join();
         } catch (CompletionException e) {
             Throwable cause = e.getCause();
             if (cause instanceof KvException kv) {

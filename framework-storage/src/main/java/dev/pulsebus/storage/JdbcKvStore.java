@@ -35,6 +35,7 @@ final class JdbcKvStore implements KvStore, AutoCloseable {
     final KvWriter writer;
     final ExecutorService readExecutor = Executors.newVirtualThreadPerTaskExecutor();
     private final DataSource dataSource;
+    private final SessionPool sessions;
     private final StorageHealth health;
     private final long cacheSize;
     private final @Nullable Duration cacheTtl;
@@ -42,8 +43,9 @@ final class JdbcKvStore implements KvStore, AutoCloseable {
     private final LongAdder dbReads = new LongAdder();
     private volatile boolean closed;
 
-    JdbcKvStore(DataSource dataSource, Dialect dialect, StorageHealth health, Storage.Builder b) {
+    JdbcKvStore(DataSource dataSource, SessionPool sessions, Dialect dialect, StorageHealth health, Storage.Builder b) {
         this.dataSource = dataSource;
+        this.sessions = sessions;
         this.health = health;
         this.clock = b.clock;
         this.maxValueBytes = b.maxValueBytes;
@@ -95,19 +97,29 @@ final class JdbcKvStore implements KvStore, AutoCloseable {
     CachedValue read(String ns, String key) {
         ensureOpen();
         dbReads.increment();
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(READ)) {
+        Session s = null;
+        try {
+            s = sessions.borrow();
+            PreparedStatement ps = s.prepare(READ);
             ps.setString(1, ns);
             ps.setString(2, key);
             ps.setLong(3, clock.millis());
+            CachedValue v;
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
-                    return CachedValue.ABSENT;
+                    v = CachedValue.ABSENT;
+                } else {
+                    byte[] bytes = rs.getBytes(1);
+                    long expiresAt = rs.getLong(2);
+                    v = new CachedValue(bytes, null, rs.wasNull() ? Long.MAX_VALUE : expiresAt);
                 }
-                byte[] v = rs.getBytes(1);
-                long expiresAt = rs.getLong(2);
-                return new CachedValue(v, null, rs.wasNull() ? Long.MAX_VALUE : expiresAt);
             }
+            sessions.release(s, false);
+            return v;
         } catch (SQLException e) {
+            if (s != null) {
+                sessions.release(s, true);
+            }
             health.failed(e);
             throw new KvException("KV read of '" + key + "' in " + ns + " failed: " + e.getMessage(), e);
         }

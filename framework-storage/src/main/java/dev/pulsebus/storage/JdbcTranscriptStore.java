@@ -31,10 +31,15 @@ final class JdbcTranscriptStore implements TranscriptStore {
     private final DataSource dataSource;
     private final Dialect dialect;
     private final StorageHealth health;
-    private final String fullInsert = insertSql(ROWS_PER_INSERT);
+    private static final String LAST = "SELECT " + COLUMNS + " FROM pulsebus_transcript WHERE " + CHAT
+            + " AND seq < ? ORDER BY seq DESC LIMIT ?";
 
-    JdbcTranscriptStore(DataSource dataSource, Dialect dialect, StorageHealth health) {
+    private final String fullInsert = insertSql(ROWS_PER_INSERT);
+    private final SessionPool sessions;
+
+    JdbcTranscriptStore(DataSource dataSource, SessionPool sessions, Dialect dialect, StorageHealth health) {
         this.dataSource = dataSource;
+        this.sessions = sessions;
         this.dialect = dialect;
         this.health = health;
     }
@@ -52,34 +57,40 @@ final class JdbcTranscriptStore implements TranscriptStore {
         if (batch.isEmpty()) {
             return;
         }
-        try (Connection c = dataSource.getConnection()) {
+        Session s = sessions.borrow();
+        boolean failed = true;
+        try {
+            Connection c = s.connection;
             c.setAutoCommit(false);
             try {
                 int full = batch.size() / ROWS_PER_INSERT;
-                if (full > 0) {
-                    try (PreparedStatement ps = c.prepareStatement(fullInsert)) {
-                        for (int chunk = 0; chunk < full; chunk++) {
-                            bind(ps, batch, chunk * ROWS_PER_INSERT, ROWS_PER_INSERT);
-                            ps.executeUpdate();
-                        }
-                    }
+                PreparedStatement ps = full > 0 ? s.prepare(fullInsert) : null;
+                for (int chunk = 0; chunk < full; chunk++) {
+                    bind(ps, batch, chunk * ROWS_PER_INSERT, ROWS_PER_INSERT);
+                    ps.executeUpdate();
                 }
                 int rest = batch.size() - full * ROWS_PER_INSERT;
                 if (rest > 0) {
-                    try (PreparedStatement ps = c.prepareStatement(insertSql(rest))) {
-                        bind(ps, batch, full * ROWS_PER_INSERT, rest);
-                        ps.executeUpdate();
+                    // Remainders vary in size: prepared once here, not kept.
+                    try (PreparedStatement last = c.prepareStatement(insertSql(rest))) {
+                        bind(last, batch, full * ROWS_PER_INSERT, rest);
+                        last.executeUpdate();
                     }
                 }
                 c.commit();
             } catch (SQLException | RuntimeException e) {
                 c.rollback();
                 throw e;
+            } finally {
+                c.setAutoCommit(true);
             }
+            failed = false;
             health.succeeded();
         } catch (SQLException e) {
             health.failed(e);
             throw e;
+        } finally {
+            sessions.release(s, failed);
         }
     }
 
@@ -104,10 +115,11 @@ final class JdbcTranscriptStore implements TranscriptStore {
         if (n <= 0) {
             return List.of();
         }
-        String sql = "SELECT " + COLUMNS + " FROM pulsebus_transcript WHERE " + CHAT
-                + " AND seq < ? ORDER BY seq DESC LIMIT ?";
         List<TranscriptRecord> out = new ArrayList<>(Math.min(n, 1024));
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+        Session s = sessions.borrow();
+        boolean failed = true;
+        try {
+            PreparedStatement ps = s.prepare(LAST);
             bindChat(ps, chat);
             ps.setLong(4, beforeSeq);
             ps.setInt(5, n);
@@ -118,9 +130,12 @@ final class JdbcTranscriptStore implements TranscriptStore {
                             rs.getBoolean(9)));
                 }
             }
+            failed = false;
         } catch (SQLException e) {
             health.failed(e);
             throw e;
+        } finally {
+            sessions.release(s, failed);
         }
         Collections.reverse(out);
         return out;
@@ -133,7 +148,7 @@ final class JdbcTranscriptStore implements TranscriptStore {
             c.setAutoCommit(true);
             try (PreparedStatement ps = c.prepareStatement(
                     dialect.chunkedDelete("pulsebus_transcript", "seq", "time_ms < ?"))) {
-                ps.setLong(1, cutoff.toEpochMilli());
+                ps.setLong(1, epochMillis(cutoff));
                 deleted += untilDone(ps);
             }
             for (ChatRef over : chatsOver(c, keepPerChat)) {
@@ -150,6 +165,15 @@ final class JdbcTranscriptStore implements TranscriptStore {
             throw e;
         }
         return deleted;
+    }
+
+    /** {@code t} in epoch millis, saturating at the ends of {@code long} (Instant.MAX means "all"). */
+    private static long epochMillis(Instant t) {
+        try {
+            return t.toEpochMilli();
+        } catch (ArithmeticException e) {
+            return t.isBefore(Instant.EPOCH) ? Long.MIN_VALUE : Long.MAX_VALUE;
+        }
     }
 
     private static void bindChat(PreparedStatement ps, ChatRef chat) throws SQLException {

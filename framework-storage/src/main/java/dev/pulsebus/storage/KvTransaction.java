@@ -1,6 +1,5 @@
 package dev.pulsebus.storage;
 
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -8,35 +7,31 @@ import java.sql.Types;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One group-commit transaction of the KV writer: the connection, the clock reading of the batch and the
- * statements, each prepared once per transaction and only when an operation needs it.
+ * One group-commit transaction of the KV writer, on the writer's long-lived {@link Session} (whose
+ * statements stay prepared from batch to batch), with the clock reading of the batch.
  */
-final class KvTransaction implements AutoCloseable {
+final class KvTransaction {
 
     private static final String LIVE = " AND (expires_at IS NULL OR expires_at > ?)";
+    private static final String DELETE = "DELETE FROM pulsebus_kv WHERE ns = ? AND k = ?" + LIVE;
+    private static final String SWAP =
+            "UPDATE pulsebus_kv SET v = ?, expires_at = NULL WHERE ns = ? AND k = ? AND v = ?" + LIVE;
+    private static final String DELETE_IF_EQUAL = "DELETE FROM pulsebus_kv WHERE ns = ? AND k = ? AND v = ?" + LIVE;
+    private static final String PURGE_EXPIRED = "DELETE FROM pulsebus_kv WHERE ns = ? AND k = ? AND expires_at <= ?";
+    private static final String EXISTS = "SELECT 1 FROM pulsebus_kv WHERE ns = ? AND k = ?" + LIVE;
 
-    private final Connection connection;
+    private final Session session;
     private final Dialect dialect;
     final long now;
-    private @Nullable PreparedStatement upsert;
-    private @Nullable PreparedStatement delete;
-    private @Nullable PreparedStatement swap;
-    private @Nullable PreparedStatement deleteIfEqual;
-    private @Nullable PreparedStatement purgeExpired;
-    private @Nullable PreparedStatement insertIfAbsent;
-    private @Nullable PreparedStatement exists;
 
-    KvTransaction(Connection connection, Dialect dialect, long now) throws SQLException {
-        this.connection = connection;
+    KvTransaction(Session session, Dialect dialect, long now) {
+        this.session = session;
         this.dialect = dialect;
         this.now = now;
-        connection.setAutoCommit(false);
     }
 
     void put(String ns, String key, byte[] value, long expiresAt) throws SQLException {
-        if (upsert == null) {
-            upsert = connection.prepareStatement(dialect.upsert);
-        }
+        PreparedStatement upsert = session.prepare(dialect.upsert);
         upsert.setString(1, ns);
         upsert.setString(2, key);
         upsert.setBytes(3, value);
@@ -50,9 +45,7 @@ final class KvTransaction implements AutoCloseable {
 
     /** Deletes the key; true when a live value was there. */
     boolean delete(String ns, String key) throws SQLException {
-        if (delete == null) {
-            delete = connection.prepareStatement("DELETE FROM pulsebus_kv WHERE ns = ? AND k = ?" + LIVE);
-        }
+        PreparedStatement delete = session.prepare(DELETE);
         delete.setString(1, ns);
         delete.setString(2, key);
         delete.setLong(3, now);
@@ -62,10 +55,7 @@ final class KvTransaction implements AutoCloseable {
     boolean compareAndSet(String ns, String key, byte @Nullable [] expected, byte @Nullable [] update)
             throws SQLException {
         if (expected != null && update != null) {
-            if (swap == null) {
-                swap = connection.prepareStatement(
-                        "UPDATE pulsebus_kv SET v = ?, expires_at = NULL WHERE ns = ? AND k = ? AND v = ?" + LIVE);
-            }
+            PreparedStatement swap = session.prepare(SWAP);
             swap.setBytes(1, update);
             swap.setString(2, ns);
             swap.setString(3, key);
@@ -74,10 +64,7 @@ final class KvTransaction implements AutoCloseable {
             return swap.executeUpdate() > 0;
         }
         if (expected != null) {
-            if (deleteIfEqual == null) {
-                deleteIfEqual = connection.prepareStatement(
-                        "DELETE FROM pulsebus_kv WHERE ns = ? AND k = ? AND v = ?" + LIVE);
-            }
+            PreparedStatement deleteIfEqual = session.prepare(DELETE_IF_EQUAL);
             deleteIfEqual.setString(1, ns);
             deleteIfEqual.setString(2, key);
             deleteIfEqual.setBytes(3, expected);
@@ -86,23 +73,18 @@ final class KvTransaction implements AutoCloseable {
         }
         if (update != null) {
             // An expired row counts as absent: clear it, then insert only where nothing is.
-            if (purgeExpired == null) {
-                purgeExpired = connection.prepareStatement(
-                        "DELETE FROM pulsebus_kv WHERE ns = ? AND k = ? AND expires_at <= ?");
-                insertIfAbsent = connection.prepareStatement(dialect.insertIfAbsent);
-            }
+            PreparedStatement purgeExpired = session.prepare(PURGE_EXPIRED);
             purgeExpired.setString(1, ns);
             purgeExpired.setString(2, key);
             purgeExpired.setLong(3, now);
             purgeExpired.executeUpdate();
+            PreparedStatement insertIfAbsent = session.prepare(dialect.insertIfAbsent);
             insertIfAbsent.setString(1, ns);
             insertIfAbsent.setString(2, key);
             insertIfAbsent.setBytes(3, update);
             return insertIfAbsent.executeUpdate() > 0;
         }
-        if (exists == null) {
-            exists = connection.prepareStatement("SELECT 1 FROM pulsebus_kv WHERE ns = ? AND k = ?" + LIVE);
-        }
+        PreparedStatement exists = session.prepare(EXISTS);
         exists.setString(1, ns);
         exists.setString(2, key);
         exists.setLong(3, now);
@@ -112,24 +94,14 @@ final class KvTransaction implements AutoCloseable {
     }
 
     void commit() throws SQLException {
-        connection.commit();
+        session.connection.commit();
     }
 
     void rollbackQuietly() {
         try {
-            connection.rollback();
+            session.connection.rollback();
         } catch (SQLException | RuntimeException ignored) {
-            // The connection is broken; the pool evicts it.
-        }
-    }
-
-    @Override
-    public void close() throws SQLException {
-        for (PreparedStatement ps : new PreparedStatement[] {upsert, delete, swap, deleteIfEqual, purgeExpired,
-                insertIfAbsent, exists}) {
-            if (ps != null) {
-                ps.close();
-            }
+            // The connection is broken; the session is dropped and the pool replaces it.
         }
     }
 }

@@ -12,6 +12,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,6 +34,7 @@ final class KvWriter {
 
     private static final Logger LOG = LoggerFactory.getLogger(KvWriter.class);
     private static final long POLL_MILLIS = 50;
+    private static final long SPIN_NANOS = 20_000;
 
     private final DataSource dataSource;
     private final Dialect dialect;
@@ -46,6 +48,7 @@ final class KvWriter {
     private final Thread thread;
     private volatile boolean closed;
     private long nextSweep;
+    private @Nullable Session session; // the writer thread's own: statements stay prepared between batches
 
     final LongAdder writes = new LongAdder();
     final LongAdder batches = new LongAdder();
@@ -97,14 +100,17 @@ final class KvWriter {
     private void run() {
         List<KvWrite> batch = new ArrayList<>(maxBatch);
         while (true) {
-            KvWrite first;
-            try {
-                first = queue.poll(POLL_MILLIS, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                first = null;
+            KvWrite first = spinPoll();
+            if (first == null) {
+                try {
+                    first = queue.poll(POLL_MILLIS, TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    first = null;
+                }
             }
             if (first == null) {
                 if (closed && queue.isEmpty()) {
+                    dropSession();
                     return;
                 }
                 maybeSweep();
@@ -118,7 +124,12 @@ final class KvWriter {
     }
 
     private void commit(List<KvWrite> batch) {
-        try (Connection c = dataSource.getConnection(); KvTransaction tx = new KvTransaction(c, dialect, clock.millis())) {
+        try {
+            if (session == null) {
+                session = new Session(dataSource.getConnection());
+                session.connection.setAutoCommit(false);
+            }
+            KvTransaction tx = new KvTransaction(session, dialect, clock.millis());
             try {
                 for (KvWrite w : batch) {
                     w.apply(tx);
@@ -129,6 +140,7 @@ final class KvWriter {
                 throw e;
             }
         } catch (SQLException | RuntimeException e) {
+            dropSession();
             failed.add(batch.size());
             health.failed(e);
             failures.failed(e, "committing " + batch.size() + " writes");
@@ -144,6 +156,29 @@ final class KvWriter {
         for (KvWrite w : batch) {
             w.committed();
         }
+    }
+
+    private void dropSession() {
+        if (session != null) {
+            session.close();
+            session = null;
+        }
+    }
+
+    /**
+     * Polls without parking for a few microseconds: a caller that awaits each write submits its next one
+     * right after its future completes, and waking a parked thread costs more than the wait.
+     */
+    private @Nullable KvWrite spinPoll() {
+        long deadline = System.nanoTime() + SPIN_NANOS;
+        do {
+            KvWrite w = queue.poll();
+            if (w != null) {
+                return w;
+            }
+            Thread.onSpinWait();
+        } while (System.nanoTime() < deadline);
+        return null;
     }
 
     private void maybeSweep() {

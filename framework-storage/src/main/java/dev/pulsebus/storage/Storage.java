@@ -43,6 +43,7 @@ public final class Storage implements AutoCloseable {
     private final Dialect dialect;
     private final HikariDataSource dataSource;
     private final StorageHealth health;
+    private final SessionPool sessions;
     private final JdbcKvStore kv;
     private final JdbcTranscriptStore transcripts;
     private final KvQuotaStore quotas;
@@ -53,8 +54,10 @@ public final class Storage implements AutoCloseable {
         this.dataSource = dataSource;
         this.description = description;
         this.health = new StorageHealth(dataSource);
-        this.kv = new JdbcKvStore(dataSource, dialect, health, b);
-        this.transcripts = new JdbcTranscriptStore(dataSource, dialect, health);
+        // Two connections stay out of the idle sessions: the KV writer's and one for health and migrations.
+        this.sessions = new SessionPool(dataSource, dataSource.getMaximumPoolSize() - 2);
+        this.kv = new JdbcKvStore(dataSource, sessions, dialect, health, b);
+        this.transcripts = new JdbcTranscriptStore(dataSource, sessions, dialect, health);
         this.quotas = new KvQuotaStore(kv.namespace(KvQuotaStore.NAMESPACE));
     }
 
@@ -115,6 +118,7 @@ public final class Storage implements AutoCloseable {
     @Override
     public void close() {
         kv.close();
+        sessions.close();
         dataSource.close();
     }
 
@@ -169,9 +173,9 @@ public final class Storage implements AutoCloseable {
             return this;
         }
 
-        /** Connections in the pool. Default 4 on SQLite (one writer at a time anyway), 8 otherwise. */
+        /** Connections in the pool (at least 3: the KV writer, readers, health). Default 5 on SQLite, 8 otherwise. */
         public Builder poolSize(int size) {
-            this.poolSize = Require.atLeast(size, 1, "poolSize");
+            this.poolSize = Require.atLeast(size, 3, "poolSize");
             return this;
         }
 
@@ -266,7 +270,7 @@ public final class Storage implements AutoCloseable {
             config.setJdbcUrl(url);
             config.setUsername(username);
             config.setPassword(password);
-            config.setMaximumPoolSize(poolSize > 0 ? poolSize : dialect == Dialect.SQLITE ? 4 : 8);
+            config.setMaximumPoolSize(poolSize > 0 ? poolSize : dialect == Dialect.SQLITE ? 5 : 8);
             config.setConnectionTimeout(Math.max(250, connectionTimeout.toMillis()));
             config.setValidationTimeout(Math.max(250, Math.min(connectionTimeout.toMillis(), 2000)));
             if (dialect == Dialect.SQLITE) {

@@ -111,6 +111,8 @@ class TranscriptAndQuotaTest {
         assertThat(store.last(ROOM, 5000, Long.MAX_VALUE)).extracting(TranscriptRecord::seq)
                 .startsWith(1201L).endsWith(2400L).hasSize(1200);
         assertThat(store.last(OTHER, 5000, Long.MAX_VALUE)).hasSize(50);
+        assertThat(store.retain(0, Instant.MAX)).isEqualTo(1250);
+        assertThat(store.last(ROOM, 10, Long.MAX_VALUE)).isEmpty();
     }
 
     @Test
