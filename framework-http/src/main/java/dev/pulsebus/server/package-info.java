@@ -1,8 +1,11 @@
 /**
  * The standalone PulseBus server on Netty: {@code /health}, Prometheus {@code /metrics}, the HTTP chat
- * API and graceful shutdown.
+ * API with long-poll, and graceful shutdown. {@link dev.pulsebus.server.ServerMain} is the command line;
+ * {@link dev.pulsebus.server.PulseBusServer} embeds the same server in a program.
  *
- * <p>This module is laid out in the build so that its dependencies and its place in the release are
- * fixed; its implementation arrives with the server work (issue 6).
+ * <p>The Netty pipeline, top to bottom ({@code ServerInitializer}): connection limit, idle timeout for
+ * slow clients, HTTP codec with header limits, body aggregation with the size limit, then
+ * {@code HttpHandler}, which routes. Netty's I/O threads never run bot code: a message said over HTTP is
+ * stored, acknowledged, then handed to the message pipeline on a virtual thread.
  */
 package dev.pulsebus.server;

@@ -1,0 +1,108 @@
+package dev.pulsebus.module;
+
+import java.io.IOException;
+import java.net.MalformedURLException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.stream.Stream;
+
+/** Finding modules and putting them in load order. */
+public final class Modules {
+
+    private Modules() {
+    }
+
+    /**
+     * The modules on {@code classpath} (through {@link ServiceLoader}), then those of each jar in
+     * {@code folder} (sorted by file name), each jar in a class loader of its own whose parent is
+     * {@code classpath}. A missing folder means none.
+     */
+    public static List<BotModule> discover(ClassLoader classpath, Path folder) {
+        List<BotModule> found = new ArrayList<>();
+        ServiceLoader.load(BotModule.class, classpath).forEach(found::add);
+        if (folder == null || !Files.isDirectory(folder)) {
+            return found;
+        }
+        List<Path> jars;
+        try (Stream<Path> files = Files.list(folder)) {
+            jars = files.filter(p -> p.getFileName().toString().endsWith(".jar")).sorted().toList();
+        } catch (IOException e) {
+            throw new ModuleException("cannot list module folder " + folder + ": " + e.getMessage(), e);
+        }
+        for (Path jar : jars) {
+            URLClassLoader loader;
+            try {
+                loader = new URLClassLoader("module:" + jar.getFileName(), new URL[] {jar.toUri().toURL()}, classpath);
+            } catch (MalformedURLException e) {
+                throw new ModuleException("bad module jar " + jar + ": " + e.getMessage(), e);
+            }
+            int before = found.size();
+            for (BotModule m : ServiceLoader.load(BotModule.class, loader)) {
+                if (m.getClass().getClassLoader() == loader) {
+                    found.add(m);
+                }
+            }
+            if (found.size() == before) {
+                throw new ModuleException("module jar " + jar + " lists no BotModule in "
+                        + "META-INF/services/dev.pulsebus.module.BotModule");
+            }
+        }
+        return found;
+    }
+
+    /**
+     * {@code modules} in an order where every module comes after its dependencies (otherwise in the given
+     * order).
+     *
+     * @throws ModuleException naming a duplicate, a missing dependency, or the modules of a cycle
+     */
+    public static List<BotModule> inLoadOrder(List<BotModule> modules) {
+        Map<String, BotModule> byName = new LinkedHashMap<>();
+        for (BotModule m : modules) {
+            if (byName.putIfAbsent(m.name(), m) != null) {
+                throw new ModuleException("two modules are named '" + m.name() + "': "
+                        + byName.get(m.name()).getClass().getName() + " and " + m.getClass().getName());
+            }
+        }
+        for (BotModule m : modules) {
+            for (String dep : m.dependencies()) {
+                if (!byName.containsKey(dep)) {
+                    throw new ModuleException("module '" + m.name() + "' needs '" + dep + "', which is not present");
+                }
+            }
+        }
+        List<BotModule> order = new ArrayList<>();
+        Map<String, Boolean> state = new LinkedHashMap<>(); // false: visiting, true: done
+        for (BotModule m : modules) {
+            visit(m, byName, state, order, new ArrayList<>());
+        }
+        return order;
+    }
+
+    private static void visit(BotModule m, Map<String, BotModule> byName, Map<String, Boolean> state,
+                              List<BotModule> order, List<String> path) {
+        Boolean s = state.get(m.name());
+        if (Boolean.TRUE.equals(s)) {
+            return;
+        }
+        path.add(m.name());
+        if (Boolean.FALSE.equals(s)) {
+            List<String> cycle = path.subList(path.indexOf(m.name()), path.size());
+            throw new ModuleException("modules depend on each other in a cycle: " + String.join(" -> ", cycle));
+        }
+        state.put(m.name(), false);
+        for (String dep : m.dependencies()) {
+            visit(byName.get(dep), byName, state, order, path);
+        }
+        state.put(m.name(), true);
+        order.add(m);
+        path.remove(path.size() - 1);
+    }
+}

@@ -1,0 +1,6 @@
+/**
+ * Bot modules: the {@link dev.pulsebus.module.BotModule} SPI, the {@link dev.pulsebus.module.ModuleContext}
+ * a module registers through, and {@link dev.pulsebus.module.Modules}, which finds modules on the
+ * classpath and in a folder of jars and orders them by their dependencies.
+ */
+package dev.pulsebus.module;

@@ -1,0 +1,178 @@
+package dev.pulsebus.server;
+
+import dev.pulsebus.event.ChatRef;
+import dev.pulsebus.event.GroupMessage;
+import dev.pulsebus.event.Message;
+import dev.pulsebus.event.Self;
+import dev.pulsebus.pipeline.Adapter;
+import dev.pulsebus.pipeline.Inbound;
+import dev.pulsebus.pipeline.InboundResult;
+import dev.pulsebus.pipeline.OutboundMessage;
+import dev.pulsebus.transcript.TranscriptRecord;
+import dev.pulsebus.transcript.TranscriptWriter;
+import java.time.Clock;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The built-in {@code http} platform: rooms that people and scripts talk to the bot in over HTTP. A
+ * room is the group chat {@code http/<room>}; its history is that chat's transcript, written here (and
+ * only here: the pipeline is told not to record {@code http} chats) so that a say is acknowledged once
+ * its row has committed and the bot's replies land in the same room as user {@code bot}.
+ *
+ * <p>After the commit, a said message goes to the message pipeline on one of {@link #LANES} virtual
+ * threads, chosen by room, so a room's messages are handled in order and never on a Netty I/O thread.
+ * Each lane holds at most {@code maxPending / LANES} messages; a say that finds its lane full is refused
+ * (503) before anything is stored, and counted.
+ */
+final class HttpChat implements Adapter {
+
+    static final String PLATFORM = "http";
+    static final String BOT_USER = "bot";
+    static final int LANES = 16;
+    private static final Logger LOG = LoggerFactory.getLogger(HttpChat.class);
+
+    private final TranscriptWriter transcripts;
+    private final LongPollRooms polls;
+    private final Clock clock;
+    private final Self self = new Self(PLATFORM, BOT_USER);
+    private final String idPrefix;
+    private final AtomicLong ids = new AtomicLong();
+    private final Lane[] lanes = new Lane[LANES];
+    private volatile Inbound inbound;
+    final LongAdder received = new LongAdder();
+    final LongAdder handled = new LongAdder();
+    final LongAdder refused = new LongAdder();
+
+    HttpChat(TranscriptWriter transcripts, LongPollRooms polls, Clock clock, String instance, int maxPending) {
+        this.transcripts = transcripts;
+        this.polls = polls;
+        this.clock = clock;
+        this.idPrefix = instance + "-";
+        for (int i = 0; i < LANES; i++) {
+            lanes[i] = new Lane(Math.max(1, maxPending / LANES));
+        }
+    }
+
+    static ChatRef room(String room) {
+        return ChatRef.group(PLATFORM, room);
+    }
+
+    @Override
+    public String platform() {
+        return PLATFORM;
+    }
+
+    @Override
+    public void start(Inbound inbound) {
+        this.inbound = inbound;
+        for (Lane lane : lanes) {
+            lane.thread = Thread.ofVirtual().name("pulsebus-http-lane").start(lane::run);
+        }
+    }
+
+    /** Refuses new says, lets each lane finish what it holds, and returns when they have. */
+    @Override
+    public void stop() throws InterruptedException {
+        for (Lane lane : lanes) {
+            lane.stopping = true;
+            if (lane.thread != null) {
+                lane.thread.interrupt();
+            }
+        }
+        for (Lane lane : lanes) {
+            if (lane.thread != null) {
+                lane.thread.join();
+            }
+        }
+    }
+
+    /**
+     * Stores what {@code user} said in {@code room}; completes with its record once committed, or with
+     * null when the room's lane is full (nothing stored).
+     */
+    CompletionStage<TranscriptRecord> say(String room, String user, String text) {
+        Lane lane = lanes[Math.floorMod(room.hashCode(), LANES)];
+        if (lane.stopping || lane.queue.remainingCapacity() == 0) {
+            refused.increment();
+            return CompletableFuture.completedFuture(null);
+        }
+        String id = idPrefix + ids.incrementAndGet();
+        Message message = Message.text(text);
+        return transcripts.recordDurably(room(room), user, clock.instant().truncatedTo(ChronoUnit.MILLIS), id, message, false)
+                .thenApply(record -> {
+                    received.increment();
+                    polls.published(room, record);
+                    GroupMessage event = new GroupMessage(id, record.time(), self, "", id, message, user, room, null);
+                    if (!lane.queue.offer(event)) {
+                        refused.increment();
+                        LOG.warn("Message {} in room {} stored but not handled: the room's lane filled up", id, room);
+                    }
+                    return record;
+                });
+    }
+
+    List<TranscriptRecord> history(String room, int limit, long beforeSeq) throws Exception {
+        return transcripts.history(room(room), limit, beforeSeq);
+    }
+
+    /** The bot's replies: recorded in the room as user {@code bot}, then delivered to its waiting polls. */
+    @Override
+    public CompletionStage<String> send(OutboundMessage message) {
+        String room = message.chat().id();
+        if (!ChatRef.GROUP.equals(message.chat().detailType())) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(
+                    "the http platform has rooms (group chats) only, not " + message.chat()));
+        }
+        String id = idPrefix + ids.incrementAndGet();
+        try {
+            return transcripts.recordDurably(message.chat(), BOT_USER, clock.instant().truncatedTo(ChronoUnit.MILLIS), id, message.message(), true)
+                    .thenApply(record -> {
+                        polls.published(room, record);
+                        return id;
+                    });
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** Messages of one lane, handled in order on its own virtual thread. */
+    private final class Lane {
+        final ArrayBlockingQueue<GroupMessage> queue;
+        volatile boolean stopping;
+        Thread thread;
+
+        Lane(int capacity) {
+            queue = new ArrayBlockingQueue<>(capacity);
+        }
+
+        void run() {
+            while (true) {
+                GroupMessage m;
+                try {
+                    m = stopping ? queue.poll() : queue.take();
+                } catch (InterruptedException e) {
+                    continue; // stopping: drain what is left
+                }
+                if (m == null) {
+                    return;
+                }
+                try {
+                    InboundResult result = inbound.accept(m);
+                    if (result == InboundResult.COMMAND || result == InboundResult.PUBLISHED) {
+                        handled.increment();
+                    }
+                } catch (RuntimeException e) {
+                    LOG.error("Message {} in room {} failed in the pipeline", m.messageId(), m.groupId(), e);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,319 @@
+package dev.pulsebus.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pulsebus.internal.Json;
+import dev.pulsebus.transcript.TranscriptRecord;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.buffer.ByteBufInputStream;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Routes requests. Everything that may wait (storage, metrics scrape, health ping) runs on a virtual
+ * thread of {@code work}; the I/O thread only parses, checks and writes. Every error is JSON
+ * {@code {"error": "...", "status": n}}.
+ */
+@ChannelHandler.Sharable
+final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HttpHandler.class);
+    static final int MAX_NAME = 64;
+    private static final String OPENMETRICS = "application/openmetrics-text";
+    private static final String OPENMETRICS_TYPE = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+    private static final String PROMETHEUS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+    /** What /health reports: its status code and body, computed on a virtual thread. */
+    record Health(HttpResponseStatus status, Object body) {
+    }
+
+    private final ServerConfig config;
+    private final HttpChat chat;
+    private final LongPollRooms polls;
+    private final ExecutorService work;
+    private final @Nullable PrometheusMeterRegistry prometheus;
+    private final MeterRegistry registry;
+    private final Supplier<Health> health;
+    private final byte[] token;
+
+    HttpHandler(ServerConfig config, HttpChat chat, LongPollRooms polls, ExecutorService work,
+                @Nullable PrometheusMeterRegistry prometheus, MeterRegistry registry, Supplier<Health> health) {
+        super(true);
+        this.config = config;
+        this.chat = chat;
+        this.polls = polls;
+        this.work = work;
+        this.prometheus = prometheus;
+        this.registry = registry;
+        this.health = health;
+        this.token = config.token().isEmpty() ? null : ("Bearer " + config.token()).getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
+        DecoderResult decoded = req.decoderResult();
+        if (!decoded.isSuccess()) {
+            badRequest(ctx, decoded.cause());
+            return;
+        }
+        boolean keepAlive = HttpUtil.isKeepAlive(req);
+        QueryStringDecoder uri = new QueryStringDecoder(req.uri());
+        String path = uri.path();
+        HttpMethod method = req.method();
+        if (path.equals("/health")) {
+            if (allow(ctx, method, "GET", "health", keepAlive)) {
+                work.execute(() -> {
+                    Health h = health.get();
+                    reply(ctx, "health", h.status(), h.body(), keepAlive);
+                });
+            }
+            return;
+        }
+        if (path.equals("/metrics")) {
+            if (prometheus == null) {
+                fail(ctx, "metrics", HttpResponseStatus.NOT_FOUND, "metrics are turned off (metrics.enabled)", keepAlive);
+            } else if (allow(ctx, method, "GET", "metrics", keepAlive)) {
+                String accept = req.headers().get(HttpHeaderNames.ACCEPT, "");
+                work.execute(() -> scrape(ctx, accept.contains(OPENMETRICS), keepAlive));
+            }
+            return;
+        }
+        if (path.startsWith("/api/")) {
+            api(ctx, req, uri, path, keepAlive);
+            return;
+        }
+        fail(ctx, "unknown", HttpResponseStatus.NOT_FOUND, "no such path: " + path, keepAlive);
+    }
+
+    private void api(ChannelHandlerContext ctx, FullHttpRequest req, QueryStringDecoder uri, String path,
+                     boolean keepAlive) {
+        if (token != null) {
+            String auth = req.headers().get(HttpHeaderNames.AUTHORIZATION, "");
+            if (!MessageDigest.isEqual(token, auth.getBytes(StandardCharsets.UTF_8))) {
+                FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.UNAUTHORIZED,
+                        Unpooled.wrappedBuffer(Responses.bytes(Json.MAPPER.createObjectNode()
+                                .put("error", "missing or wrong token: send Authorization: Bearer <token>")
+                                .put("status", 401))));
+                res.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer")
+                        .set(HttpHeaderNames.CONTENT_TYPE, Responses.JSON)
+                        .setInt(HttpHeaderNames.CONTENT_LENGTH, res.content().readableBytes());
+                count("api", res.status());
+                ctx.writeAndFlush(res);
+                return;
+            }
+        }
+        String[] parts = path.split("/", -1); // "", "api", "rooms", room, action
+        if (parts.length != 5 || !parts[2].equals("rooms")) {
+            fail(ctx, "unknown", HttpResponseStatus.NOT_FOUND, "no such path: " + path, keepAlive);
+            return;
+        }
+        String room = parts[3];
+        String action = parts[4];
+        if (!action.equals("messages") && !action.equals("poll")) {
+            fail(ctx, "unknown", HttpResponseStatus.NOT_FOUND, "no such path: " + path, keepAlive);
+            return;
+        }
+        String bad = checkName("room name", room);
+        if (bad != null) {
+            fail(ctx, action, HttpResponseStatus.BAD_REQUEST, bad, keepAlive);
+            return;
+        }
+        try {
+            if (action.equals("poll")) {
+                if (allow(ctx, req.method(), "GET", "poll", keepAlive)) {
+                    long after = param(uri, "after", 0, 0, Long.MAX_VALUE);
+                    int limit = (int) param(uri, "limit", 100, 1, 1000);
+                    long timeout = param(uri, "timeout_ms", 30_000, 0, config.maxPollTimeoutMs());
+                    count("poll", HttpResponseStatus.OK);
+                    polls.park(ctx, room, after, limit, timeout, keepAlive);
+                }
+            } else if (req.method().equals(HttpMethod.POST)) {
+                say(ctx, req, room, keepAlive);
+            } else if (allow(ctx, req.method(), "GET, POST", "history", keepAlive)) {
+                int limit = (int) param(uri, "limit", 50, 1, 1000);
+                long before = param(uri, "before", Long.MAX_VALUE, 1, Long.MAX_VALUE);
+                work.execute(() -> history(ctx, room, limit, before, keepAlive));
+            }
+        } catch (IllegalArgumentException e) {
+            fail(ctx, action, HttpResponseStatus.BAD_REQUEST, e.getMessage(), keepAlive);
+        }
+    }
+
+    private void say(ChannelHandlerContext ctx, FullHttpRequest req, String room, boolean keepAlive) {
+        JsonNode body;
+        try {
+            body = Json.MAPPER.readTree(new ByteBufInputStream(req.content()));
+        } catch (IOException e) {
+            fail(ctx, "say", HttpResponseStatus.BAD_REQUEST, "body is not valid JSON: " + e.getMessage().lines()
+                    .findFirst().orElse(""), keepAlive);
+            return;
+        }
+        if (body == null || !body.isObject()) {
+            fail(ctx, "say", HttpResponseStatus.BAD_REQUEST,
+                    "body must be a JSON object {\"user\": \"...\", \"text\": \"...\"}", keepAlive);
+            return;
+        }
+        JsonNode user = body.get("user");
+        JsonNode text = body.get("text");
+        String problem = user == null || !user.isTextual() ? "field 'user' is missing or not a string"
+                : text == null || !text.isTextual() ? "field 'text' is missing or not a string"
+                : text.asText().isBlank() ? "field 'text' is empty"
+                : checkUser(user.asText());
+        if (problem != null) {
+            fail(ctx, "say", HttpResponseStatus.BAD_REQUEST, problem, keepAlive);
+            return;
+        }
+        chat.say(room, user.asText(), text.asText()).whenComplete((record, error) -> {
+            if (error != null) {
+                LOG.warn("Say in room {} not stored: {}", room, error.toString());
+                fail(ctx, "say", HttpResponseStatus.SERVICE_UNAVAILABLE, "not stored: " + error.getMessage(), keepAlive);
+            } else if (record == null) {
+                fail(ctx, "say", HttpResponseStatus.SERVICE_UNAVAILABLE,
+                        "the server is busy (too many messages waiting); not stored, try again", keepAlive);
+            } else {
+                reply(ctx, "say", HttpResponseStatus.CREATED, Responses.message(record), keepAlive);
+            }
+        });
+    }
+
+    private void history(ChannelHandlerContext ctx, String room, int limit, long before, boolean keepAlive) {
+        try {
+            List<TranscriptRecord> records = chat.history(room, limit, before);
+            reply(ctx, "history", HttpResponseStatus.OK, Responses.messages(records), keepAlive);
+        } catch (Exception e) {
+            fail(ctx, "history", HttpResponseStatus.SERVICE_UNAVAILABLE, "cannot read the room: " + e.getMessage(), keepAlive);
+        }
+    }
+
+    private void scrape(ChannelHandlerContext ctx, boolean openMetrics, boolean keepAlive) {
+        String type = openMetrics ? OPENMETRICS_TYPE : PROMETHEUS_TYPE;
+        byte[] text = prometheus.scrape(type).getBytes(StandardCharsets.UTF_8);
+        count("metrics", HttpResponseStatus.OK);
+        Responses.write(ctx, HttpResponseStatus.OK, type, Unpooled.wrappedBuffer(text), keepAlive);
+    }
+
+    private void badRequest(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof TooLongHttpHeaderException) {
+            fail(ctx, "bad", HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
+                    "request headers are over the limit of " + config.maxHeaderBytes() + " bytes", false);
+        } else if (cause instanceof TooLongHttpLineException) {
+            fail(ctx, "bad", HttpResponseStatus.REQUEST_URI_TOO_LONG,
+                    "request line is over the limit of " + ServerInitializer.MAX_REQUEST_LINE + " bytes", false);
+        } else {
+            fail(ctx, "bad", HttpResponseStatus.BAD_REQUEST, "malformed request: " + cause.getMessage(), false);
+        }
+    }
+
+    /** True when {@code method} is among {@code allowed}; otherwise answers 405 with Allow. */
+    private boolean allow(ChannelHandlerContext ctx, HttpMethod method, String allowed, String route, boolean keepAlive) {
+        for (String m : allowed.split(", ")) {
+            if (m.equals(method.name())) {
+                return true;
+            }
+        }
+        FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.METHOD_NOT_ALLOWED,
+                Unpooled.wrappedBuffer(Responses.bytes(Json.MAPPER.createObjectNode()
+                        .put("error", method.name() + " is not allowed here; allowed: " + allowed).put("status", 405))));
+        res.headers().set(HttpHeaderNames.ALLOW, allowed).set(HttpHeaderNames.CONTENT_TYPE, Responses.JSON)
+                .setInt(HttpHeaderNames.CONTENT_LENGTH, res.content().readableBytes());
+        if (!keepAlive) {
+            res.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        }
+        count(route, res.status());
+        var f = ctx.writeAndFlush(res);
+        if (!keepAlive) {
+            f.addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+        }
+        return false;
+    }
+
+    private void reply(ChannelHandlerContext ctx, String route, HttpResponseStatus status, Object body, boolean keepAlive) {
+        count(route, status);
+        Responses.json(ctx, status, body, keepAlive);
+    }
+
+    private void fail(ChannelHandlerContext ctx, String route, HttpResponseStatus status, String message, boolean keepAlive) {
+        count(route, status);
+        Responses.error(ctx, status, message, keepAlive);
+    }
+
+    private void count(String route, HttpResponseStatus status) {
+        registry.counter("pulsebus.http.requests", "route", route, "status", Integer.toString(status.code())).increment();
+    }
+
+    /** Null when {@code name} is 1 to 64 of {@code A-Z a-z 0-9 . _ -}; otherwise what is wrong. */
+    static @Nullable String checkName(String what, String name) {
+        if (name.isEmpty() || name.length() > MAX_NAME) {
+            return what + " must be 1 to " + MAX_NAME + " characters, was " + name.length();
+        }
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_'
+                    || c == '-')) {
+                return what + " may use only A-Z a-z 0-9 . _ - (found '" + c + "' at " + i + ")";
+            }
+        }
+        return null;
+    }
+
+    /** Null when {@code user} is 1 to 64 characters without control characters; otherwise what is wrong. */
+    static @Nullable String checkUser(String user) {
+        if (user.isBlank() || user.length() > MAX_NAME) {
+            return "field 'user' must be 1 to " + MAX_NAME + " characters, not blank";
+        }
+        for (int i = 0; i < user.length(); i++) {
+            if (Character.isISOControl(user.charAt(i))) {
+                return "field 'user' has a control character at " + i;
+            }
+        }
+        return null;
+    }
+
+    private static long param(QueryStringDecoder uri, String name, long dflt, long min, long max) {
+        List<String> values = uri.parameters().get(name);
+        if (values == null || values.isEmpty()) {
+            return dflt;
+        }
+        long v;
+        try {
+            v = Long.parseLong(values.get(0));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("query parameter " + name + " must be an integer, was '" + values.get(0) + "'");
+        }
+        if (v < min || v > max) {
+            throw new IllegalArgumentException("query parameter " + name + " must be between " + min + " and " + max
+                    + ", was " + v);
+        }
+        return v;
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        LOG.debug("Connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
+        ctx.close();
+    }
+}

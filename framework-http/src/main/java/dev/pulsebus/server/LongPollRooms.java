@@ -1,0 +1,193 @@
+package dev.pulsebus.server;
+
+import dev.pulsebus.transcript.TranscriptRecord;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Parked long-polls, by room. A waiting poll holds no thread: it is its channel, a {@link Waiter} and a
+ * timer on the channel's event loop. When a message lands in a room, the room's waiters are answered
+ * with everything after their {@code after}: one JSON body is encoded per distinct {@code after} (in a
+ * busy room, one for all) and the same bytes are written to each waiter.
+ *
+ * <p>A waiter is answered exactly once, by whichever comes first: a message, its timeout (204), its
+ * channel closing (nothing to answer), or shutdown (204, connection closed).
+ */
+final class LongPollRooms {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LongPollRooms.class);
+
+    /** Reads the messages of a room after a seq: the chat history, newest {@code limit}, oldest first. */
+    interface Reader {
+        List<TranscriptRecord> after(String room, long afterSeq, int limit) throws Exception;
+    }
+
+    private final ConcurrentHashMap<String, List<Waiter>> rooms = new ConcurrentHashMap<>();
+    private final AtomicInteger waiting = new AtomicInteger();
+    private final ExecutorService work;
+    private Reader reader;
+    private volatile boolean closed;
+
+    LongPollRooms(ExecutorService work) {
+        this.work = work;
+    }
+
+    void reader(Reader reader) {
+        this.reader = reader;
+    }
+
+    int waiting() {
+        return waiting.get();
+    }
+
+    private static final class Waiter {
+        final ChannelHandlerContext ctx;
+        final String room;
+        final long after;
+        final int limit;
+        final boolean keepAlive;
+        final AtomicBoolean done = new AtomicBoolean();
+        ScheduledFuture<?> timeout;
+
+        Waiter(ChannelHandlerContext ctx, String room, long after, int limit, boolean keepAlive) {
+            this.ctx = ctx;
+            this.room = room;
+            this.after = after;
+            this.limit = limit;
+            this.keepAlive = keepAlive;
+        }
+    }
+
+    /** Parks a poll; answers at once (on a virtual thread) when the room already has messages after {@code after}. */
+    void park(ChannelHandlerContext ctx, String room, long after, int limit, long timeoutMs, boolean keepAlive) {
+        if (closed) {
+            Responses.empty(ctx, HttpResponseStatus.NO_CONTENT, false);
+            return;
+        }
+        Waiter w = new Waiter(ctx, room, after, limit, keepAlive);
+        rooms.compute(room, (k, list) -> {
+            List<Waiter> l = list == null ? new ArrayList<>() : list;
+            l.add(w);
+            return l;
+        });
+        waiting.incrementAndGet();
+        w.timeout = ctx.executor().schedule(() -> {
+            if (claim(w)) {
+                Responses.empty(ctx, HttpResponseStatus.NO_CONTENT, keepAlive);
+            }
+        }, timeoutMs, TimeUnit.MILLISECONDS);
+        ctx.channel().closeFuture().addListener((ChannelFutureListener) f -> claim(w));
+        work.execute(() -> {
+            // Registered first, read second: a message committed in between is seen by one of the two.
+            try {
+                List<TranscriptRecord> ready = reader.after(room, after, limit);
+                if (!ready.isEmpty() && claim(w)) {
+                    Responses.json(ctx, HttpResponseStatus.OK, Responses.messages(ready), keepAlive);
+                }
+            } catch (Exception e) {
+                if (claim(w)) {
+                    Responses.error(ctx, HttpResponseStatus.SERVICE_UNAVAILABLE, "cannot read the room: " + e.getMessage(),
+                            keepAlive);
+                }
+            }
+        });
+    }
+
+    /** A message landed in {@code room}: answer the room's waiters (off the caller's thread). */
+    void published(String room, TranscriptRecord record) {
+        if (!rooms.containsKey(room)) {
+            return;
+        }
+        work.execute(() -> deliver(room, record.seq()));
+    }
+
+    private void deliver(String room, long seq) {
+        List<Waiter> due = new ArrayList<>();
+        rooms.computeIfPresent(room, (k, list) -> {
+            List<Waiter> keep = new ArrayList<>();
+            for (Waiter w : list) {
+                if (w.done.get()) {
+                    continue;
+                }
+                (w.after < seq ? due : keep).add(w);
+            }
+            return keep.isEmpty() ? null : keep;
+        });
+        Map<Long, List<Waiter>> byAfter = new HashMap<>();
+        for (Waiter w : due) {
+            byAfter.computeIfAbsent(w.after, a -> new ArrayList<>()).add(w);
+        }
+        for (Map.Entry<Long, List<Waiter>> group : byAfter.entrySet()) {
+            int limit = group.getValue().stream().mapToInt(w -> w.limit).max().orElse(100);
+            ByteBuf body;
+            try {
+                List<TranscriptRecord> ready = reader.after(room, group.getKey(), limit);
+                body = Unpooled.wrappedBuffer(Responses.bytes(Responses.messages(ready)));
+            } catch (Exception e) {
+                LOG.warn("Cannot read room {} for {} waiting polls: {}", room, group.getValue().size(), e.toString());
+                for (Waiter w : group.getValue()) {
+                    if (claim(w)) {
+                        Responses.error(w.ctx, HttpResponseStatus.SERVICE_UNAVAILABLE, "cannot read the room", w.keepAlive);
+                    }
+                }
+                continue;
+            }
+            try {
+                for (Waiter w : group.getValue()) {
+                    if (claim(w)) {
+                        Responses.write(w.ctx, HttpResponseStatus.OK, Responses.JSON, body.retainedDuplicate(), w.keepAlive);
+                    }
+                }
+            } finally {
+                body.release();
+            }
+        }
+    }
+
+    private boolean claim(Waiter w) {
+        if (!w.done.compareAndSet(false, true)) {
+            return false;
+        }
+        waiting.decrementAndGet();
+        if (w.timeout != null) {
+            w.timeout.cancel(false);
+        }
+        rooms.computeIfPresent(w.room, (k, list) -> {
+            list.remove(w);
+            return list.isEmpty() ? null : list;
+        });
+        return true;
+    }
+
+    /** Answers every waiting poll with 204 and closes its connection; later polls get the same. */
+    void releaseAll() {
+        closed = true;
+        for (String room : List.copyOf(rooms.keySet())) {
+            List<Waiter> snapshot = new ArrayList<>();
+            rooms.computeIfPresent(room, (k, list) -> {
+                snapshot.addAll(list);
+                return list;
+            });
+            for (Waiter w : snapshot) {
+                if (claim(w)) {
+                    Responses.empty(w.ctx, HttpResponseStatus.NO_CONTENT, false);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,310 @@
+package dev.pulsebus.server;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pulsebus.bus.EventBus;
+import dev.pulsebus.command.CommandRouter;
+import dev.pulsebus.internal.Json;
+import dev.pulsebus.kv.Kv;
+import dev.pulsebus.module.BotModule;
+import dev.pulsebus.module.ModuleContext;
+import dev.pulsebus.module.Modules;
+import dev.pulsebus.pipeline.MessagePipeline;
+import dev.pulsebus.storage.Storage;
+import dev.pulsebus.transcript.TranscriptRecord;
+import dev.pulsebus.transcript.TranscriptWriter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The standalone server, assembled: storage, the bus, the command router, transcripts, the {@code http}
+ * chat platform, the modules found on the classpath and in {@code modules/}, and the Netty listener
+ * (epoll where available). {@link #start} returns once it listens; {@link #close} shuts down gracefully:
+ * stop accepting, release long-polls, let handled messages finish, flush transcripts and KV writes,
+ * close storage.
+ */
+public final class PulseBusServer implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PulseBusServer.class);
+    static final String VERSION = versionOf();
+
+    private final ServerConfig config;
+    private final Instant started = Instant.now();
+    private final String instance;
+    private final PrometheusMeterRegistry registry;
+    private final JvmGcMetrics gcMetrics;
+    private final Storage storage;
+    private final EventBus bus;
+    private final CommandRouter commands;
+    private final TranscriptWriter transcripts;
+    private final LongPollRooms polls;
+    private final HttpChat chat;
+    private final MessagePipeline pipeline;
+    private final List<LoadedModule> modules = new ArrayList<>();
+    private final ExecutorService work = Executors.newVirtualThreadPerTaskExecutor();
+    private final EventLoopGroup boss;
+    private final EventLoopGroup workers;
+    private final ServerInitializer initializer;
+    private final Channel listener;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private record LoadedModule(BotModule module, ModuleContext context) {
+    }
+
+    private PulseBusServer(ServerConfig config) throws Exception {
+        this.config = config;
+        this.instance = config.instance().isEmpty() ? defaultInstance() : config.instance();
+        this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new JvmMemoryMetrics().bindTo(registry);
+        this.gcMetrics = new JvmGcMetrics();
+        gcMetrics.bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ClassLoaderMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        new FileDescriptorMetrics().bindTo(registry);
+
+        Storage.Builder sb = Storage.builder().dataDir(config.dataDir()).synchronous(config.synchronous())
+                .cacheSize(config.cacheSize()).meterRegistry(registry);
+        if (!config.jdbcUrl().isEmpty()) {
+            sb.jdbcUrl(config.jdbcUrl()).username(emptyToNull(config.username())).password(emptyToNull(config.password()));
+        }
+        this.storage = sb.open();
+        this.bus = EventBus.builder().meterRegistry(registry).build();
+        this.commands = CommandRouter.builder().meterRegistry(registry).quotaStore(storage.quotas())
+                .replyToUnknown(true).build();
+        this.transcripts = TranscriptWriter.builder(storage.transcripts()).keepPerChat(config.keepPerChat())
+                .maxAge(Duration.ofDays(config.maxAgeDays())).meterRegistry(registry).build();
+        this.polls = new LongPollRooms(work);
+        this.chat = new HttpChat(transcripts, polls, Clock.systemUTC(), instance, config.maxPendingMessages());
+        polls.reader((room, after, limit) -> newerThan(transcripts.history(HttpChat.room(room), limit, Long.MAX_VALUE), after));
+        this.pipeline = MessagePipeline.builder(bus).commands(commands).adapter(chat).transcripts(transcripts)
+                .recordWhen(c -> !HttpChat.PLATFORM.equals(c.platform())) // the http platform records its own
+                .meterRegistry(registry).build();
+        pipeline.start();
+        loadModules();
+
+        HttpHandler handler = new HttpHandler(config, chat, polls, work, config.metricsEnabled() ? registry : null,
+                registry, this::health);
+        this.initializer = new ServerInitializer(config, handler);
+        bindMeters();
+        boolean epoll = Epoll.isAvailable();
+        IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        Class<? extends ServerChannel> channel = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        this.boss = new MultiThreadIoEventLoopGroup(1, io);
+        this.workers = new MultiThreadIoEventLoopGroup(Runtime.getRuntime().availableProcessors(), io);
+        try {
+            this.listener = new ServerBootstrap().group(boss, workers).channel(channel)
+                    .option(ChannelOption.SO_BACKLOG, 1024)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childHandler(initializer)
+                    .bind(config.host(), config.port()).sync().channel();
+        } catch (Exception e) {
+            boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            throw new ConfigException("cannot listen on " + config.host() + ":" + config.port() + ": " + e.getMessage(), e);
+        }
+        LOG.info("PulseBus {} listening on {} ({}, {} modules, storage {})", VERSION, url(),
+                epoll ? "epoll" : "nio", modules.size(), storage.backend());
+    }
+
+    /**
+     * Starts a server as configured; returns once it listens.
+     *
+     * @throws ConfigException when it cannot listen; {@link dev.pulsebus.storage.StorageException} when
+     *                         storage cannot open
+     */
+    public static PulseBusServer start(ServerConfig config) throws Exception {
+        return new PulseBusServer(config);
+    }
+
+    /** The port it listens on (the chosen one when configured as 0). */
+    public int port() {
+        return ((InetSocketAddress) listener.localAddress()).getPort();
+    }
+
+    public URI url() {
+        return URI.create("http://" + config.host() + ":" + port());
+    }
+
+    public EventBus bus() {
+        return bus;
+    }
+
+    public CommandRouter commands() {
+        return commands;
+    }
+
+    public MessagePipeline pipeline() {
+        return pipeline;
+    }
+
+    public Storage storage() {
+        return storage;
+    }
+
+    /** The names of the loaded modules, in load order. */
+    public List<String> moduleNames() {
+        return modules.stream().map(m -> m.module().name()).toList();
+    }
+
+    private void loadModules() {
+        List<BotModule> found = Modules.inLoadOrder(Modules.discover(PulseBusServer.class.getClassLoader(),
+                config.modulesDir()));
+        for (BotModule m : found) {
+            Map<String, String> settings = config.modules().getOrDefault(m.name(), Map.of());
+            if ("false".equalsIgnoreCase(settings.get("enabled"))) {
+                LOG.info("Module {} is turned off (modules.{}.enabled = false)", m.name(), m.name());
+                continue;
+            }
+            ModuleContext ctx = new ServerModuleContext(m.name(), bus, commands, pipeline,
+                    storage.kv().namespace(m.name()), settings);
+            try {
+                m.onLoad(ctx);
+                modules.add(new LoadedModule(m, ctx));
+                LOG.info("Module {} {} loaded", m.name(), m.version());
+            } catch (Exception | LinkageError e) {
+                LOG.error("Module {} failed to load; the bot runs without it", m.name(), e);
+            }
+        }
+    }
+
+    private static List<TranscriptRecord> newerThan(List<TranscriptRecord> records, long after) {
+        int from = 0;
+        while (from < records.size() && records.get(from).seq() <= after) {
+            from++;
+        }
+        return from == 0 ? records : records.subList(from, records.size());
+    }
+
+    /** {@code /health}: DOWN (503) when storage is down, DEGRADED when transcripts fail, otherwise UP. */
+    HttpHandler.Health health() {
+        boolean storageUp = storage.healthy();
+        boolean transcriptsUp = transcripts.healthy();
+        String status = !storageUp ? "DOWN" : !transcriptsUp ? "DEGRADED" : "UP";
+        ObjectNode body = Json.MAPPER.createObjectNode()
+                .put("status", status)
+                .put("instance", instance)
+                .put("version", VERSION)
+                .put("uptime_s", Duration.between(started, Instant.now()).toSeconds());
+        body.putObject("events").put("received", chat.received.sum()).put("handled", chat.handled.sum());
+        ObjectNode components = body.putObject("components");
+        components.put("storage", storageUp ? "UP" : "DOWN");
+        components.put("transcripts", transcriptsUp ? "UP" : "DOWN");
+        components.put("http", closed.get() ? "DOWN" : "UP");
+        if (!storageUp && storage.lastError() != null) {
+            body.put("error", storage.lastError());
+        }
+        return new HttpHandler.Health(storageUp ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE, body);
+    }
+
+    private void bindMeters() {
+        Gauge.builder("pulsebus.longpoll.waiters", polls, LongPollRooms::waiting)
+                .description("Long-polls parked, waiting for a message").register(registry);
+        Gauge.builder("pulsebus.http.connections", initializer.limit(), ServerInitializer.ConnectionLimit::open)
+                .description("Open HTTP connections").register(registry);
+        FunctionCounter.builder("pulsebus.http.messages.received", chat.received, a -> a.sum())
+                .description("Messages said over HTTP and stored").register(registry);
+        FunctionCounter.builder("pulsebus.http.messages.refused", chat.refused, a -> a.sum())
+                .description("Says refused because the room's lane was full").register(registry);
+        FunctionCounter.builder("pulsebus.http.connections.refused", initializer.limit().refused, a -> a.sum())
+                .description("Connections refused past server.max_connections").register(registry);
+    }
+
+    /**
+     * Shuts down gracefully (idempotent): stop accepting connections, answer parked polls (204), let
+     * the messages already stored be handled and their replies recorded, flush transcripts and KV writes,
+     * close storage, then the event loops.
+     */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        LOG.info("PulseBus shutting down");
+        listener.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        polls.releaseAll();
+        List<LoadedModule> reverse = new ArrayList<>(modules);
+        Collections.reverse(reverse);
+        try {
+            pipeline.close(); // lanes drain (replies recorded), then transcripts flush
+        } catch (Exception e) {
+            LOG.warn("Pipeline did not close cleanly: {}", e.toString());
+        }
+        for (LoadedModule m : reverse) {
+            try {
+                m.module().onUnload(m.context());
+            } catch (Exception | LinkageError e) {
+                LOG.warn("Module {} failed to unload: {}", m.module().name(), e.toString());
+            }
+        }
+        bus.close();
+        storage.close();
+        workers.shutdownGracefully(100, 5000, TimeUnit.MILLISECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+        boss.shutdownGracefully(0, 1000, TimeUnit.MILLISECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        work.close();
+        gcMetrics.close();
+        registry.close();
+        LOG.info("PulseBus stopped");
+    }
+
+    private static String emptyToNull(String s) {
+        return s == null || s.isEmpty() ? null : s;
+    }
+
+    private static String defaultInstance() {
+        String host;
+        try {
+            host = java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.net.UnknownHostException e) {
+            host = "localhost";
+        }
+        return host + "-" + ProcessHandle.current().pid();
+    }
+
+    private static String versionOf() {
+        String v = PulseBusServer.class.getPackage().getImplementationVersion();
+        return v != null ? v : "0.1.0-SNAPSHOT";
+    }
+
+    /** The context a module is given: the shared bot, its own KV namespace and settings. */
+    private record ServerModuleContext(String name, EventBus bus, CommandRouter commands, MessagePipeline pipeline,
+                                       Kv kv, Map<String, String> settings) implements ModuleContext {
+    }
+}

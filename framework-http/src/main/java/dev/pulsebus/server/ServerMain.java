@@ -1,0 +1,116 @@
+package dev.pulsebus.server;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import org.slf4j.LoggerFactory;
+import sun.misc.Signal;
+
+/**
+ * {@code java -jar pulsebus-server.jar [--config FILE] [--port N] [--data-dir DIR]}: starts the server,
+ * prints its URL, and on SIGTERM or SIGINT shuts down gracefully and exits 0. A bad flag or config is one
+ * line on stderr and exit status 2; storage that cannot open, status 1.
+ */
+public final class ServerMain {
+
+    static final String USAGE = """
+            usage: pulsebus [--config FILE] [--port N] [--data-dir DIR] [--help]
+              --config FILE    the configuration (default: config/pulsebus.toml if present, else built-in defaults)
+              --port N         listen on port N (0: any free port; the chosen one is printed)
+              --data-dir DIR   where the SQLite database lives (default: data)
+              --help           this text
+            Environment: PULSEBUS_<SECTION>_<KEY> overrides a setting, e.g. PULSEBUS_SERVER_PORT=9090.
+            """;
+
+    private ServerMain() {
+    }
+
+    public static void main(String[] args) {
+        if (System.getProperty("logback.configurationFile") == null && Files.exists(Path.of("config", "logback.xml"))) {
+            System.setProperty("logback.configurationFile", "config/logback.xml"); // before the first logger
+        }
+        System.exit(run(args));
+    }
+
+    static int run(String[] args) {
+        ServerConfig config;
+        try {
+            config = configure(args);
+        } catch (ConfigException e) {
+            if (e.getMessage().isEmpty()) {
+                System.out.print(USAGE);
+                return 0;
+            }
+            System.err.println("pulsebus: " + e.getMessage());
+            System.err.print(USAGE);
+            return 2;
+        }
+        PulseBusServer server;
+        try {
+            server = PulseBusServer.start(config);
+        } catch (ConfigException e) {
+            System.err.println("pulsebus: " + e.getMessage());
+            return 2;
+        } catch (Exception e) {
+            System.err.println("pulsebus: cannot start: " + e.getMessage());
+            LoggerFactory.getLogger(ServerMain.class).debug("start failed", e);
+            return 1;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runnable stop = () -> {
+            server.close();
+            stopped.countDown();
+        };
+        for (String name : new String[] {"TERM", "INT"}) {
+            Signal.handle(new Signal(name), sig -> Thread.ofPlatform().name("pulsebus-shutdown").start(stop));
+        }
+        System.out.println("PulseBus " + PulseBusServer.VERSION + " is listening on " + server.url()
+                + "  (try: curl " + server.url() + "/health)");
+        System.out.flush();
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            server.close();
+        }
+        return 0;
+    }
+
+    static ServerConfig configure(String[] args) {
+        Path file = null;
+        Integer port = null;
+        Path dataDir = null;
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "--config" -> file = Path.of(value(args, ++i, a));
+                case "--port" -> {
+                    String v = value(args, ++i, a);
+                    try {
+                        port = Integer.parseInt(v);
+                    } catch (NumberFormatException e) {
+                        throw new ConfigException("--port needs a number, got '" + v + "'");
+                    }
+                    if (port < 0 || port > 65535) {
+                        throw new ConfigException("--port must be between 0 and 65535, got " + port);
+                    }
+                }
+                case "--data-dir" -> dataDir = Path.of(value(args, ++i, a));
+                case "--help", "-h" -> throw new ConfigException("");
+                default -> throw new ConfigException("unknown argument '" + a + "'");
+            }
+        }
+        boolean optional = file == null;
+        if (file == null) {
+            Path shipped = Path.of("config", "pulsebus.toml");
+            file = Files.exists(shipped) ? shipped : null;
+        }
+        return ServerConfig.load(file, optional, System.getenv()).with(port, dataDir);
+    }
+
+    private static String value(String[] args, int i, String flag) {
+        if (i >= args.length || args[i].startsWith("--")) {
+            throw new ConfigException(flag + " needs a value");
+        }
+        return args[i];
+    }
+}

@@ -1,0 +1,65 @@
+package dev.pulsebus.server.example;
+
+import dev.pulsebus.command.Command;
+import dev.pulsebus.kv.Kv;
+import dev.pulsebus.module.BotModule;
+import dev.pulsebus.module.ModuleContext;
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The module the shipped server runs: {@code /echo TEXT}, {@code /roll [SIDES]}, and a KV-backed
+ * {@code /remember KEY TEXT} and {@code /recall KEY}, per user. ({@code /help} is the router's own.)
+ * Turn it off with {@code [modules.example] enabled = false}.
+ */
+public final class ExampleModule implements BotModule {
+
+    @Override
+    public String name() {
+        return "example";
+    }
+
+    @Override
+    public String version() {
+        return "1.0";
+    }
+
+    @Override
+    public void onLoad(ModuleContext ctx) {
+        Kv kv = ctx.kv();
+        ctx.commands().register(Command.named("echo").usage("/echo <text>").help("Says the text back.")
+                .handler(call -> call.reply(call.rest().isBlank() ? "(nothing to echo)" : call.rest())));
+        ctx.commands().register(Command.named("roll").usage("/roll [sides]").help("Rolls a die (6 sides by default).")
+                .cooldown(Duration.ofMillis(200), dev.pulsebus.command.Scope.USER)
+                .handler(call -> {
+                    int sides = call.argCount() == 0 ? 6 : call.argInt(0);
+                    if (sides < 2 || sides > 1_000_000) {
+                        call.reply("A die has 2 to 1000000 sides.");
+                        return;
+                    }
+                    call.reply("You rolled " + (1 + ThreadLocalRandom.current().nextInt(sides)) + " (d" + sides + ")");
+                }));
+        ctx.commands().register(Command.named("remember").usage("/remember <key> <text>")
+                .help("Remembers a text under a key, for you.")
+                .handler(call -> {
+                    if (call.argCount() < 2) {
+                        call.reply("Usage: /remember <key> <text>");
+                        return;
+                    }
+                    String key = call.arg(0);
+                    String text = String.join(" ", call.args().subList(1, call.argCount()));
+                    kv.setAsync(call.source().userId() + "/" + key, text)
+                            .whenComplete((ok, e) -> call.reply(e == null ? "Remembered " + key + "."
+                                    : "Could not remember that: " + e.getMessage()));
+                }));
+        ctx.commands().register(Command.named("recall").usage("/recall <key>").help("Says what you asked me to remember.")
+                .handler(call -> {
+                    if (call.argCount() < 1) {
+                        call.reply("Usage: /recall <key>");
+                        return;
+                    }
+                    String text = kv.get(call.source().userId() + "/" + call.arg(0));
+                    call.reply(text == null ? "I have nothing under " + call.arg(0) + "." : call.arg(0) + ": " + text);
+                }));
+    }
+}
