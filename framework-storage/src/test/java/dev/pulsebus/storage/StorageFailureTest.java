@@ -5,20 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pulsebus.kv.Kv;
 import dev.pulsebus.kv.KvException;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
+import dev.pulsebus.testing.TcpProxy;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -84,7 +78,7 @@ class StorageFailureTest {
     @Test
     void aDatabaseThatGoesAwayFailsCallsClearlyAndTheStoreRecovers() throws Exception {
         Backend.POSTGRESQL.assumeAvailable();
-        try (Backend.Place place = Backend.POSTGRESQL.newPlace(); Proxy proxy = new Proxy(5432)) {
+        try (Backend.Place place = Backend.POSTGRESQL.newPlace(); TcpProxy proxy = new TcpProxy(5432)) {
             String url = place.jdbcUrl().replace("127.0.0.1:5432", "127.0.0.1:" + proxy.port());
             try (Storage storage = Storage.builder().jdbcUrl(url).connectionTimeout(Duration.ofMillis(500))
                     .cacheSize(0).open()) {
@@ -122,86 +116,6 @@ class StorageFailureTest {
                 Thread.sleep(1100);
                 assertThat(storage.healthy()).isTrue();
             }
-        }
-    }
-
-    /** A TCP relay to a local port that can refuse and sever connections on demand. */
-    static final class Proxy implements AutoCloseable {
-        private final int target;
-        private final ServerSocket server;
-        private final List<Socket> open = new CopyOnWriteArrayList<>();
-        private volatile boolean cut;
-
-        Proxy(int target) throws IOException {
-            this.target = target;
-            this.server = new ServerSocket();
-            server.bind(new InetSocketAddress("127.0.0.1", 0));
-            Thread.ofPlatform().daemon().start(this::accept);
-        }
-
-        int port() {
-            return server.getLocalPort();
-        }
-
-        void cut() {
-            cut = true;
-            for (Socket s : open) {
-                closeQuietly(s);
-            }
-            open.clear();
-        }
-
-        void restore() {
-            cut = false;
-        }
-
-        private void accept() {
-            while (!server.isClosed()) {
-                try {
-                    Socket client = server.accept();
-                    if (cut) {
-                        client.close();
-                        continue;
-                    }
-                    Socket upstream = new Socket("127.0.0.1", target);
-                    open.add(client);
-                    open.add(upstream);
-                    pump(client, upstream);
-                    pump(upstream, client);
-                } catch (IOException e) {
-                    // closed, or the upstream refused: the client sees a dropped connection
-                }
-            }
-        }
-
-        private void pump(Socket from, Socket to) {
-            Thread.ofVirtual().start(() -> {
-                byte[] buf = new byte[8192];
-                try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-                    for (int n; (n = in.read(buf)) >= 0; ) {
-                        out.write(buf, 0, n);
-                    }
-                } catch (IOException ignored) {
-                    // either side closed
-                } finally {
-                    closeQuietly(from);
-                    closeQuietly(to);
-                }
-            });
-        }
-
-        private static void closeQuietly(Socket s) {
-            try {
-                s.close();
-            } catch (IOException ignored) {
-                // already closed
-            }
-        }
-
-        @Override
-        public void close() throws IOException {
-            cut();
-            server.close();
         }
     }
 }

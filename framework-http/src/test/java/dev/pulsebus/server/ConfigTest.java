@@ -1,0 +1,78 @@
+package dev.pulsebus.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The configuration: defaults, the shipped file, environment overrides, and clear errors. */
+class ConfigTest {
+
+    @TempDir
+    Path dir;
+
+    private Path write(String toml) throws Exception {
+        return Files.writeString(dir.resolve("pulsebus.toml"), toml);
+    }
+
+    @Test
+    void theShippedFileLoadsAndMatchesTheDefaults() {
+        ServerConfig shipped = ServerConfig.load(Path.of("..", "config", "pulsebus.toml"), false, Map.of());
+        ServerConfig defaults = ServerConfig.defaults();
+        assertThat(shipped.port()).isEqualTo(8080).isEqualTo(defaults.port());
+        assertThat(shipped.host()).isEqualTo("127.0.0.1").isEqualTo(defaults.host());
+        assertThat(shipped.maxBodyBytes()).isEqualTo(defaults.maxBodyBytes());
+        assertThat(shipped.token()).isEmpty();
+        assertThat(shipped.modules()).containsKey("example");
+    }
+
+    @Test
+    void environmentVariablesOverrideTheFile() throws Exception {
+        Path f = write("[server]\nport = 9000\n");
+        ServerConfig c = ServerConfig.load(f, false, Map.of("PULSEBUS_SERVER_PORT", "9090",
+                "PULSEBUS_METRICS_ENABLED", "false", "HOME", "/root"));
+        assertThat(c.port()).isEqualTo(9090);
+        assertThat(c.metricsEnabled()).isFalse();
+        assertThatThrownBy(() -> ServerConfig.load(f, false, Map.of("PULSEBUS_SERVER_PROT", "1")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("PULSEBUS_SERVER_PROT names no setting");
+    }
+
+    @Test
+    void aBrokenFileNamesTheLine() throws Exception {
+        Path f = write("[server]\nport = 8080\nhost = \"unterminated\n");
+        assertThatThrownBy(() -> ServerConfig.load(f, false, Map.of()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("line 3");
+    }
+
+    @Test
+    void unknownSettingsAndBadValuesAreErrorsThatNameThem() throws Exception {
+        assertThatThrownBy(() -> ServerConfig.load(write("[server]\nprot = 1\n"), false, Map.of()))
+                .hasMessageContaining("unknown setting server.prot");
+        assertThatThrownBy(() -> ServerConfig.load(write("[sever]\nport = 1\n"), false, Map.of()))
+                .hasMessageContaining("unknown section [sever]");
+        assertThatThrownBy(() -> ServerConfig.load(write("[server]\nport = 70000\n"), false, Map.of()))
+                .hasMessageContaining("server.port must be between 0 and 65535, was 70000");
+        assertThatThrownBy(() -> ServerConfig.load(write("[server]\nport = \"eighty\"\n"), false, Map.of()))
+                .hasMessageContaining("server.port must be an integer");
+        assertThatThrownBy(() -> ServerConfig.load(write("[metrics]\nenabled = \"maybe\"\n"), false, Map.of()))
+                .hasMessageContaining("metrics.enabled must be true or false");
+        assertThatThrownBy(() -> ServerConfig.load(dir.resolve("absent.toml"), false, Map.of()))
+                .hasMessageContaining("does not exist");
+        assertThat(ServerConfig.load(dir.resolve("absent.toml"), true, Map.of()).port()).isEqualTo(8080);
+    }
+
+    @Test
+    void commandLineFlagsWinAndBadOnesAreUsageErrors() {
+        ServerConfig c = ServerMain.configure(new String[] {"--port", "0", "--data-dir", dir.toString()});
+        assertThat(c.port()).isZero();
+        assertThat(c.dataDir()).isEqualTo(dir);
+        assertThat(ServerMain.run(new String[] {"--port", "abc"})).isEqualTo(2);
+        assertThat(ServerMain.run(new String[] {"--frobnicate"})).isEqualTo(2);
+        assertThat(ServerMain.run(new String[] {"--config", dir.resolve("absent.toml").toString()})).isEqualTo(2);
+        assertThat(ServerMain.run(new String[] {"--help"})).isZero();
+    }
+}

@@ -1,0 +1,103 @@
+package dev.pulsebus.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pulsebus.internal.Json;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The server as a process: started by its main class with --port 0 (it prints the chosen URL), stopped
+ * with SIGTERM while polls wait and says are in flight. It answers the polls, keeps every acknowledged
+ * say, and exits 0.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ShutdownTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void sigtermReleasesPollsKeepsAcknowledgedSaysAndExitsZero() throws Exception {
+        Path config = Files.writeString(dir.resolve("pulsebus.toml"), "[server]\nport = 8080\n");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process p = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-cp",
+                System.getProperty("java.class.path"), ServerMain.class.getName(),
+                "--config", config.toString(), "--port", "0", "--data-dir", dir.resolve("data").toString())
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
+        URI url;
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            Pattern listening = Pattern.compile("is listening on (http://\\S+)");
+            URI found = null;
+            for (String line; found == null && (line = out.readLine()) != null; ) {
+                Matcher m = listening.matcher(line);
+                if (m.find()) {
+                    found = URI.create(m.group(1));
+                }
+            }
+            assertThat(found).as("the server printed its URL").isNotNull();
+            url = found;
+
+            HttpClient client = HttpClient.newHttpClient();
+            CompletableFuture<HttpResponse<String>> poll = client.sendAsync(HttpRequest.newBuilder(
+                    url.resolve("/api/rooms/lobby/poll?after=1000000&timeout_ms=60000")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            List<CompletableFuture<HttpResponse<String>>> says = new ArrayList<>();
+            for (int i = 0; i < 50; i++) {
+                says.add(client.sendAsync(HttpRequest.newBuilder(url.resolve("/api/rooms/lobby/messages"))
+                        .POST(HttpRequest.BodyPublishers.ofString("{\"user\":\"ann\",\"text\":\"m" + i + "\"}")).build(),
+                        HttpResponse.BodyHandlers.ofString()));
+            }
+            says.get(0).get(10, TimeUnit.SECONDS);
+            p.destroy(); // SIGTERM
+            assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(p.exitValue()).isZero();
+            HttpResponse<String> released = poll.get(10, TimeUnit.SECONDS);
+            assertThat(released.statusCode()).isIn(200, 204);
+
+            Set<String> acknowledged = new HashSet<>();
+            for (CompletableFuture<HttpResponse<String>> say : says) {
+                try {
+                    HttpResponse<String> r = say.get(10, TimeUnit.SECONDS);
+                    if (r.statusCode() == 201) {
+                        acknowledged.add(Json.MAPPER.readTree(r.body()).get("text").asText());
+                    }
+                } catch (Exception refusedOrCut) {
+                    // not acknowledged: may or may not be stored
+                }
+            }
+            assertThat(acknowledged).isNotEmpty();
+
+            try (TestServer again = new TestServer(dir, "")) {
+                Set<String> stored = new HashSet<>();
+                for (JsonNode m : Json.MAPPER.readTree(again.get("/api/rooms/lobby/messages?limit=1000").body())
+                        .get("messages")) {
+                    stored.add(m.get("text").asText());
+                }
+                assertThat(stored).containsAll(acknowledged);
+            }
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+}

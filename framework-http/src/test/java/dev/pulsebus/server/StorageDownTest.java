@@ -1,0 +1,73 @@
+package dev.pulsebus.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pulsebus.internal.Json;
+import dev.pulsebus.testing.TcpProxy;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The server on PostgreSQL behind a TCP proxy the test cuts: /health turns DOWN (503) with the storage
+ * component down, says fail with 503 instead of being acknowledged, the server keeps serving, and all
+ * is UP again once the database is back.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class StorageDownTest {
+
+    private static final String ADMIN = System.getProperty("pulsebus.test.postgres.url",
+            "jdbc:postgresql://127.0.0.1:5432/test?user=postgres&connectTimeout=3");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void healthReportsStorageDownAndTheServerRecovers() throws Exception {
+        String schema = "pb_" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+        try (Connection c = DriverManager.getConnection(ADMIN)) {
+            c.createStatement().execute("CREATE SCHEMA " + schema);
+        } catch (SQLException e) {
+            System.err.println("[pulsebus] StorageDownTest skipped: no PostgreSQL at " + ADMIN + " (" + e.getMessage() + ")");
+            assumeTrue(false, "no PostgreSQL at " + ADMIN);
+        }
+        try (TcpProxy proxy = new TcpProxy(5432)) {
+            String url = ADMIN.replace("127.0.0.1:5432", "127.0.0.1:" + proxy.port()) + "&currentSchema=" + schema;
+            try (TestServer t = new TestServer(dir, "", "jdbc_url = \"" + url + "\"\n")) {
+                assertThat(t.say("r", "ann", "before").statusCode()).isEqualTo(201);
+                proxy.cut();
+                Thread.sleep(1100); // health pings the database at most once a second
+                HttpResponse<String> down = t.get("/health");
+                assertThat(down.statusCode()).isEqualTo(503);
+                JsonNode h = Json.MAPPER.readTree(down.body());
+                assertThat(h.get("status").asText()).isEqualTo("DOWN");
+                assertThat(h.at("/components/storage").asText()).isEqualTo("DOWN");
+
+                proxy.restore();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                HttpResponse<String> up;
+                do {
+                    Thread.sleep(200);
+                    up = t.get("/health");
+                } while (up.statusCode() != 200 && System.nanoTime() < deadline);
+                assertThat(Json.MAPPER.readTree(up.body()).get("status").asText()).isIn("UP", "DEGRADED");
+                assertThat(t.say("r", "ann", "after").statusCode()).isEqualTo(201);
+                JsonNode history = Json.MAPPER.readTree(t.get("/api/rooms/r/messages").body()).get("messages");
+                assertThat(history).extracting(m -> m.get("text").asText()).contains("before", "after");
+            }
+        } finally {
+            try (Connection c = DriverManager.getConnection(ADMIN)) {
+                c.createStatement().execute("DROP SCHEMA " + schema + " CASCADE");
+            }
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package dev.pulsebus.server;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+/** A real server on a free port with its data in {@code dir}, and a real HTTP client to talk to it. */
+final class TestServer implements AutoCloseable {
+
+    final PulseBusServer server;
+    final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    TestServer(Path dir, String extraToml) throws Exception {
+        this(dir, extraToml, "");
+    }
+
+    /** {@code extraToml} goes after {@code [server]}'s port; {@code storageToml} into {@code [storage]}. */
+    TestServer(Path dir, String extraToml, String storageToml) throws Exception {
+        Path file = dir.resolve("pulsebus.toml");
+        Files.writeString(file, """
+                [server]
+                port = 0
+                """ + extraToml + """
+
+                [storage]
+                data_dir = "%s"
+                """.formatted(dir.resolve("data").toString().replace("\\", "/")) + storageToml);
+        server = PulseBusServer.start(ServerConfig.load(file, false, Map.of()));
+    }
+
+    URI uri(String path) {
+        return URI.create(server.url() + path);
+    }
+
+    HttpResponse<String> get(String path) throws IOException, InterruptedException {
+        return client.send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    HttpResponse<String> post(String path, String body) throws IOException, InterruptedException {
+        return client.send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    HttpResponse<String> say(String room, String user, String text) throws IOException, InterruptedException {
+        return post("/api/rooms/" + room + "/messages", "{\"user\": \"" + user + "\", \"text\": \"" + text + "\"}");
+    }
+
+    @Override
+    public void close() {
+        server.close();
+    }
+}
