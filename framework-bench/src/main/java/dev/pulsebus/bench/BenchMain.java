@@ -21,7 +21,8 @@ public final class BenchMain {
     static Map<String, Suite> suites() {
         Map<String, Suite> all = new LinkedHashMap<>();
         for (Suite suite : List.of(EventSuite.create(), RouterSuite.create(), BridgeSuite.bridge(),
-                BridgeSuite.send(), StorageSuite.create())) {
+                BridgeSuite.send(), StorageSuite.create(),
+                new HttpSuite(), new LongPollSuite(), new OverallSuite())) {
             all.put(suite.name(), suite);
         }
         return all;

@@ -122,13 +122,21 @@ public final class TranscriptWriter implements AutoCloseable {
         return r;
     }
 
-    /** Like {@link #record}, with a future that completes when the record's batch has committed. */
+    /**
+     * Like {@link #record}, with a future that completes when the record's batch has committed. A durable
+     * record is written at once (not at the flush interval); durable records that arrive while a batch
+     * commits share the next batch.
+     */
     public CompletionStage<TranscriptRecord> recordDurably(ChatRef chat, String userId, Instant time,
                                                            String messageId, Message message, boolean outbound) {
         TranscriptRecord r = new TranscriptRecord(seq.incrementAndGet(), chat, userId, time, messageId, message,
                 outbound);
         CompletableFuture<TranscriptRecord> done = new CompletableFuture<>();
         enqueue(new Durable(r, done));
+        // Someone waits: write now instead of at the flush interval. Records that arrive while this
+        // batch commits go into the next one (group commit).
+        flushRequests.incrementAndGet();
+        LockSupport.unpark(writer);
         return done;
     }
 

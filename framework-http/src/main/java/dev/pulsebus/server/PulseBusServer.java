@@ -179,6 +179,11 @@ public final class PulseBusServer implements AutoCloseable {
         return storage;
     }
 
+    /** Long-polls parked now, waiting for a message. */
+    public int waitingPolls() {
+        return polls.waiting();
+    }
+
     /** The names of the loaded modules, in load order. */
     public List<String> moduleNames() {
         return modules.stream().map(m -> m.module().name()).toList();

@@ -45,8 +45,12 @@ class StorageDownTest {
             try (TestServer t = new TestServer(dir, "", "jdbc_url = \"" + url + "\"\n")) {
                 assertThat(t.say("r", "ann", "before").statusCode()).isEqualTo(201);
                 proxy.cut();
-                Thread.sleep(1100); // health pings the database at most once a second
-                HttpResponse<String> down = t.get("/health");
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+                HttpResponse<String> down;
+                do { // the background ping notices within about a second
+                    Thread.sleep(100);
+                    down = t.get("/health");
+                } while (down.statusCode() != 503 && System.nanoTime() < until);
                 assertThat(down.statusCode()).isEqualTo(503);
                 JsonNode h = Json.MAPPER.readTree(down.body());
                 assertThat(h.get("status").asText()).isEqualTo("DOWN");

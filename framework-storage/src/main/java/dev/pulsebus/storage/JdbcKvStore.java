@@ -69,7 +69,7 @@ final class JdbcKvStore implements KvStore, AutoCloseable {
 
     @Override
     public boolean healthy() {
-        return health.check();
+        return health.up();
     }
 
     private @Nullable Cache<String, CachedValue> newCache() {

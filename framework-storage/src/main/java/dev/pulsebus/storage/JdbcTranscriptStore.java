@@ -34,7 +34,15 @@ final class JdbcTranscriptStore implements TranscriptStore {
     private static final String LAST = "SELECT " + COLUMNS + " FROM pulsebus_transcript WHERE " + CHAT
             + " AND seq < ? ORDER BY seq DESC LIMIT ?";
 
-    private final String fullInsert = insertSql(ROWS_PER_INSERT);
+    /** INSERT statements of 1 to {@link #ROWS_PER_INSERT} rows, made once; sessions keep them prepared. */
+    private static final String[] INSERTS = new String[ROWS_PER_INSERT + 1];
+
+    static {
+        for (int rows = 1; rows <= ROWS_PER_INSERT; rows++) {
+            INSERTS[rows] = insertSql(rows);
+        }
+    }
+
     private final SessionPool sessions;
 
     JdbcTranscriptStore(DataSource dataSource, SessionPool sessions, Dialect dialect, StorageHealth health) {
@@ -64,18 +72,16 @@ final class JdbcTranscriptStore implements TranscriptStore {
             c.setAutoCommit(false);
             try {
                 int full = batch.size() / ROWS_PER_INSERT;
-                PreparedStatement ps = full > 0 ? s.prepare(fullInsert) : null;
+                PreparedStatement ps = full > 0 ? s.prepare(INSERTS[ROWS_PER_INSERT]) : null;
                 for (int chunk = 0; chunk < full; chunk++) {
                     bind(ps, batch, chunk * ROWS_PER_INSERT, ROWS_PER_INSERT);
                     ps.executeUpdate();
                 }
                 int rest = batch.size() - full * ROWS_PER_INSERT;
                 if (rest > 0) {
-                    // Remainders vary in size: prepared once here, not kept.
-                    try (PreparedStatement last = c.prepareStatement(insertSql(rest))) {
-                        bind(last, batch, full * ROWS_PER_INSERT, rest);
-                        last.executeUpdate();
-                    }
+                    PreparedStatement last = s.prepare(INSERTS[rest]);
+                    bind(last, batch, full * ROWS_PER_INSERT, rest);
+                    last.executeUpdate();
                 }
                 c.commit();
             } catch (SQLException | RuntimeException e) {

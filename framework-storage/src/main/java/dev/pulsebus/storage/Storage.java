@@ -85,9 +85,9 @@ public final class Storage implements AutoCloseable {
         return dialect.backend;
     }
 
-    /** True while the database answers (pinged at most once a second). */
+    /** True while the database answers: the last call or background ping (once a second) succeeded. Never waits. */
     public boolean healthy() {
-        return health.check();
+        return health.up();
     }
 
     /** Why the storage is down, or null when it is up. */
@@ -117,6 +117,7 @@ public final class Storage implements AutoCloseable {
     /** Commits queued KV writes, then closes the connection pool. Idempotent. */
     @Override
     public void close() {
+        health.close();
         kv.close();
         sessions.close();
         dataSource.close();

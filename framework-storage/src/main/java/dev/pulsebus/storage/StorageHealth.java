@@ -2,26 +2,27 @@ package dev.pulsebus.storage;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Whether the database answers: every call's outcome updates it, and {@link #check} pings the database
- * at most once a second (so {@code /health} under load does not become database load).
+ * Whether the database answers: every call's outcome updates it, and a background virtual thread pings
+ * the database once a second, so {@link #up()} is a field read that never waits (a {@code /health}
+ * under load is not database load) and is at most about a second behind.
  */
-final class StorageHealth {
+final class StorageHealth implements AutoCloseable {
 
-    private static final long PING_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final long PING_INTERVAL_MILLIS = 1000;
 
     private final DataSource dataSource;
-    private final AtomicLong lastPing = new AtomicLong(System.nanoTime() - PING_INTERVAL_NANOS);
+    private final Thread pinger;
     private volatile boolean up = true;
+    private volatile boolean closed;
     private volatile @Nullable String lastError;
 
     StorageHealth(DataSource dataSource) {
         this.dataSource = dataSource;
+        this.pinger = Thread.ofVirtual().name("pulsebus-storage-health").start(this::pingLoop);
     }
 
     void succeeded() {
@@ -33,11 +34,21 @@ final class StorageHealth {
         lastError = t.toString();
     }
 
-    /** Up or down now, pinging the database when the last ping is over a second old. */
-    boolean check() {
-        long last = lastPing.get();
-        long now = System.nanoTime();
-        if (now - last >= PING_INTERVAL_NANOS && lastPing.compareAndSet(last, now)) {
+    boolean up() {
+        return up;
+    }
+
+    @Nullable String lastError() {
+        return up ? null : lastError;
+    }
+
+    private void pingLoop() {
+        while (!closed) {
+            try {
+                Thread.sleep(PING_INTERVAL_MILLIS);
+            } catch (InterruptedException e) {
+                return;
+            }
             try (Connection c = dataSource.getConnection()) {
                 if (c.isValid(2)) {
                     up = true;
@@ -45,13 +56,16 @@ final class StorageHealth {
                     failed(new SQLException("connection is not valid"));
                 }
             } catch (SQLException | RuntimeException e) {
-                failed(e);
+                if (!closed) {
+                    failed(e);
+                }
             }
         }
-        return up;
     }
 
-    @Nullable String lastError() {
-        return up ? null : lastError;
+    @Override
+    public void close() {
+        closed = true;
+        pinger.interrupt();
     }
 }

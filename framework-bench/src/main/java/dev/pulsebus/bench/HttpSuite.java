@@ -1,0 +1,137 @@
+package dev.pulsebus.bench;
+
+import dev.pulsebus.bench.http.LoadClient;
+import dev.pulsebus.bench.http.NoopServer;
+import dev.pulsebus.bench.http.RawHttp;
+import dev.pulsebus.server.PulseBusServer;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpVersion;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * The {@code http} suite: a real server in this JVM, loaded over loopback by {@link LoadClient}. The
+ * do-nothing Netty server ({@code peers.noop_floor}) takes the same load in the same run: its throughput
+ * is the ceiling of this harness on this machine, and its open-loop latency the harness's own floor.
+ */
+final class HttpSuite implements Suite {
+
+    static final int CONNECTIONS = 32;
+
+    @Override
+    public String name() {
+        return "http";
+    }
+
+    @Override
+    public List<Row> run(BenchOptions options) throws Exception {
+        Duration warmup = options.quick ? Duration.ofSeconds(1) : Duration.ofSeconds(3);
+        Duration measure = options.quick ? Duration.ofSeconds(1) : Duration.ofSeconds(5);
+        List<Row> rows = new ArrayList<>();
+        try (LoadClient client = new LoadClient(1); NoopServer noop = new NoopServer()) {
+            PulseBusServer server = ServerFixture.start(options, "http", "");
+            try {
+                URI ours = server.url();
+                Supplier<FullHttpRequest> health = () -> get(ours, "/health");
+                progress("http.health: noop floor");
+                LoadClient.Result floor = client.closedLoop(noop.url(), () -> get(noop.url(), "/health"),
+                        CONNECTIONS, warmup, measure);
+                progress("http.health: pulsebus");
+                long a0 = ServerFixture.allocatedBytes();
+                LoadClient.Result h = client.closedLoop(ours, health, CONNECTIONS, warmup, measure);
+                long bytes = ServerFixture.allocatedBytes() - a0;
+                double ratio = h.opsPerSec() / floor.opsPerSec();
+                rows.add(ServerFixture.row("http", "http.health", "ops/s", h.opsPerSec(), h.latencyNanos(),
+                        perRequest(bytes, h, warmup, measure), ServerFixture.peers("noop_floor", floor.opsPerSec()),
+                        String.format("GET /health over %d keep-alive connections, closed loop; B/op is the whole"
+                                + " process (client included); target >= 70%% of noop_floor: %s (%.0f%%)",
+                                CONNECTIONS, ratio >= 0.7 ? "met" : "MISSED", ratio * 100)));
+
+                double rate = Math.max(100, h.opsPerSec() / 2);
+                progress("http.health_open_loop: noop floor at " + (long) rate + "/s");
+                LoadClient.Result floorOpen = client.openLoop(noop.url(), () -> get(noop.url(), "/health"),
+                        CONNECTIONS, rate, warmup, measure);
+                progress("http.health_open_loop: pulsebus at " + (long) rate + "/s");
+                LoadClient.Result open = client.openLoop(ours, health, CONNECTIONS, rate, warmup, measure);
+                double p99 = open.latencyNanos().getValueAtPercentile(99) / 1e3;
+                rows.add(ServerFixture.row("http", "http.health_open_loop", "ops/s", open.opsPerSec(),
+                        open.latencyNanos(), null, ServerFixture.peers("noop_floor", floorOpen.opsPerSec()),
+                        String.format("GET /health at a fixed %.0f/s (half of http.health), latency from the intended"
+                                + " send time; harness floor (noop server, same rate) p50 %s, p99 %s; target p99"
+                                + " <= 1000 us: %s", rate, ServerFixture.us(floorOpen.latencyNanos(), 50),
+                                ServerFixture.us(floorOpen.latencyNanos(), 99), p99 <= 1000 ? "met" : "MISSED")));
+                System.out.printf("harness floor (do-nothing server): %.0f req/s closed loop; open loop at %.0f/s"
+                        + " p50 %s p99 %s%n", floor.opsPerSec(), rate, ServerFixture.us(floorOpen.latencyNanos(), 50),
+                        ServerFixture.us(floorOpen.latencyNanos(), 99));
+
+                progress("http.say");
+                byte[] sayBody = "{\"user\":\"bench\",\"text\":\"hello, a plain message\"}".getBytes(StandardCharsets.UTF_8);
+                int[] room = {0};
+                Supplier<FullHttpRequest> sayReq = () -> post(ours, "/api/rooms/bench" + (room[0]++ & 15) + "/messages", sayBody);
+                LoadClient.Result say = client.closedLoop(ours, sayReq, 16, warmup, measure);
+                LoadClient.Result sayOne = client.closedLoop(ours, sayReq, 1, warmup, measure);
+                double sayP50 = sayOne.latencyNanos().getValueAtPercentile(50) / 1e3;
+                rows.add(ServerFixture.row("http", "http.say", "ops/s", say.opsPerSec(), sayOne.latencyNanos(), null,
+                        ServerFixture.peers(), String.format("POST a message, answered 201 once committed (SQLite);"
+                                + " ops/s with 16 connections over 16 rooms (commits shared), latency of one say at a"
+                                + " time; target p50 <= 500 us: %s%s", sayP50 <= 500 ? "met" : "MISSED", errors(say))));
+
+                progress("http.history_50");
+                try (RawHttp seed = new RawHttp(ours.getHost(), ours.getPort())) {
+                    for (int i = 0; i < 60; i++) {
+                        seed.exchange("POST", "/api/rooms/hist/messages", "{\"user\":\"bench\",\"text\":\"line " + i + "\"}");
+                    }
+                }
+                Supplier<FullHttpRequest> histReq = () -> get(ours, "/api/rooms/hist/messages?limit=50");
+                LoadClient.Result hist = client.closedLoop(ours, histReq, 16, warmup, measure);
+                LoadClient.Result histOne = client.closedLoop(ours, histReq, 1, warmup, measure);
+                double histP50 = histOne.latencyNanos().getValueAtPercentile(50) / 1e3;
+                rows.add(ServerFixture.row("http", "http.history_50", "ops/s", hist.opsPerSec(), histOne.latencyNanos(),
+                        null, ServerFixture.peers(), String.format("GET the last 50 messages of a room; ops/s with"
+                                + " 16 connections, latency of one request at a time; target p50 <= 100 us: %s%s",
+                                histP50 <= 100 ? "met" : "MISSED", errors(hist))));
+            } finally {
+                server.close();
+            }
+        }
+        return rows;
+    }
+
+    private static String errors(LoadClient.Result r) {
+        return r.errors() == 0 ? "" : "; " + r.errors() + " error answers";
+    }
+
+    private static Double perRequest(long bytes, LoadClient.Result r, Duration warmup, Duration measure) {
+        // Allocation was counted over warm-up and measurement; requests only over the measurement.
+        double requests = r.count() * (warmup.toNanos() + measure.toNanos()) / (double) measure.toNanos();
+        return requests == 0 ? null : bytes / requests;
+    }
+
+    static void progress(String what) {
+        System.out.println("# " + what);
+    }
+
+    static FullHttpRequest get(URI server, String path) {
+        FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, path, Unpooled.EMPTY_BUFFER);
+        req.headers().set(HttpHeaderNames.HOST, server.getHost()).setInt(HttpHeaderNames.CONTENT_LENGTH, 0);
+        return req;
+    }
+
+    static FullHttpRequest post(URI server, String path, byte[] body) {
+        ByteBuf content = Unpooled.wrappedBuffer(body);
+        FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, path, content);
+        req.headers().set(HttpHeaderNames.HOST, server.getHost())
+                .set(HttpHeaderNames.CONTENT_TYPE, "application/json")
+                .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+        return req;
+    }
+}

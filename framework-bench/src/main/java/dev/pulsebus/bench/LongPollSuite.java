@@ -1,0 +1,217 @@
+package dev.pulsebus.bench;
+
+import dev.pulsebus.bench.http.RawHttp;
+import dev.pulsebus.internal.Json;
+import dev.pulsebus.server.PulseBusServer;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The {@code longpoll} suite. {@code fanout_1000}: 1000 polls parked in one room, one message said, the
+ * time until the last of the 1000 has its answer (rounds, after warm-up rounds). {@code memory_per_waiter}:
+ * a server in a child JVM, its heap (after a full GC, through jcmd) and resident set size before and with
+ * 1 k and 10 k parked polls.
+ */
+final class LongPollSuite implements Suite {
+
+    @Override
+    public String name() {
+        return "longpoll";
+    }
+
+    @Override
+    public List<Row> run(BenchOptions options) throws Exception {
+        List<Row> rows = new ArrayList<>();
+        rows.add(fanout(options));
+        rows.add(memory(options));
+        return rows;
+    }
+
+    private Row fanout(BenchOptions options) throws Exception {
+        int waiters = 1000;
+        int warm = options.quick ? 2 : 5;
+        int rounds = options.quick ? 3 : 20;
+        Histogram h = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+        PulseBusServer server = ServerFixture.start(options, "longpoll", "");
+        try {
+            URI url = server.url();
+            List<RawHttp> conns = new ArrayList<>();
+            for (int i = 0; i < waiters; i++) {
+                conns.add(new RawHttp(url.getHost(), url.getPort()));
+            }
+            try (RawHttp sayer = new RawHttp(url.getHost(), url.getPort())) {
+                long seq = seq(sayer.exchange("POST", "/api/rooms/fan/messages", "{\"user\":\"b\",\"text\":\"start\"}"));
+                for (int round = 0; round < warm + rounds; round++) {
+                    HttpSuite.progress("longpoll.fanout_1000: round " + (round + 1) + " of " + (warm + rounds));
+                    CountDownLatch answered = new CountDownLatch(waiters);
+                    AtomicLong last = new AtomicLong();
+                    long after = seq;
+                    for (RawHttp c : conns) {
+                        Thread.ofVirtual().start(() -> {
+                            try {
+                                c.exchange("GET", "/api/rooms/fan/poll?after=" + after + "&timeout_ms=60000", null);
+                                last.accumulateAndGet(System.nanoTime(), Math::max);
+                            } catch (IOException e) {
+                                // counted as missing: the latch stays up and the round fails below
+                                return;
+                            }
+                            answered.countDown();
+                        });
+                    }
+                    waitFor(() -> server.waitingPolls() >= waiters, "1000 parked polls");
+                    long t0 = System.nanoTime();
+                    seq = seq(sayer.exchange("POST", "/api/rooms/fan/messages", "{\"user\":\"b\",\"text\":\"news\"}"));
+                    if (!answered.await(60, TimeUnit.SECONDS)) {
+                        throw new IllegalStateException("fan-out round " + round + ": not every poll was answered");
+                    }
+                    if (round >= warm) {
+                        h.recordValue(Math.min(last.get() - t0, h.getHighestTrackableValue()));
+                    }
+                }
+            }
+            for (RawHttp c : conns) {
+                c.close();
+            }
+        } finally {
+            server.close();
+        }
+        double p50 = h.getValueAtPercentile(50) / 1e6;
+        return ServerFixture.row("longpoll", "longpoll.fanout_1000", "ms", null, h, null, ServerFixture.peers(),
+                String.format("one message said to a room with 1000 parked polls until all 1000 are answered, %d"
+                        + " rounds after %d warm-up; target <= 30 ms warm: %s (p50 %.1f ms)", rounds, warm,
+                        p50 <= 30 ? "met" : "MISSED", p50));
+    }
+
+    private Row memory(BenchOptions options) throws Exception {
+        Path config = ServerFixture.config(options, "longpoll-memory", "max_poll_timeout_ms = 600000");
+        String javaHome = System.getProperty("java.home");
+        Process child = new ProcessBuilder(Path.of(javaHome, "bin", "java").toString(), "--enable-native-access=ALL-UNNAMED",
+                "-Xmx512m", "-cp", System.getProperty("java.class.path"), "dev.pulsebus.server.ServerMain",
+                "--config", config.toString())
+                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        List<RawHttp> conns = new ArrayList<>();
+        try {
+            URI url = childUrl(child);
+            try (RawHttp probe = new RawHttp(url.getHost(), url.getPort())) {
+                for (int i = 0; i < 200; i++) { // warm the paths a poll takes
+                    probe.exchange("GET", "/api/rooms/mem/poll?after=0&timeout_ms=0", null);
+                }
+                long[] base = measure(child, probe);
+                long[] at1k = park(conns, url, 1000, child, probe);
+                long[] at10k = park(conns, url, 10_000, child, probe);
+                double heap1k = (at1k[0] - base[0]) / 1000.0;
+                double heap10k = (at10k[0] - base[0]) / 10_000.0;
+                double rss10kMb = (at10k[1] - base[1]) / 1e6;
+                boolean met = heap10k <= 8192 && rss10kMb <= 100;
+                return ServerFixture.row("longpoll", "longpoll.memory_per_waiter", "B/waiter", null, null, heap10k,
+                        ServerFixture.peers(), String.format("server in a child JVM; heap after full GC per parked poll:"
+                                + " %.0f B at 1 k, %.0f B at 10 k (the B/op figure); RSS +%.1f MB at 1 k, +%.1f MB at"
+                                + " 10 k (%.0f B per waiter); targets <= 8 KB heap per waiter and <= +100 MB RSS at"
+                                + " 10 k: %s", heap1k, heap10k, (at1k[1] - base[1]) / 1e6, rss10kMb,
+                                (at10k[1] - base[1]) / 10_000.0, met ? "met" : "MISSED"));
+            }
+        } finally {
+            for (RawHttp c : conns) {
+                c.close();
+            }
+            child.destroy();
+            if (!child.waitFor(30, TimeUnit.SECONDS)) {
+                child.destroyForcibly();
+            }
+        }
+    }
+
+    /** Parks polls until {@code total} wait, then measures the child. */
+    private static long[] park(List<RawHttp> conns, URI url, int total, Process child, RawHttp probe) throws Exception {
+        HttpSuite.progress("longpoll.memory_per_waiter: " + total + " parked polls");
+        while (conns.size() < total) {
+            RawHttp c = new RawHttp(url.getHost(), url.getPort());
+            c.send("GET", "/api/rooms/mem/poll?after=1000000000&timeout_ms=600000", null);
+            conns.add(c);
+        }
+        waitFor(() -> waiting(probe) >= total, total + " parked polls in the child");
+        return measure(child, probe);
+    }
+
+    /** {heap used after a full GC, RSS} of the child. */
+    private static long[] measure(Process child, RawHttp probe) throws Exception {
+        Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+        for (int i = 0; i < 2; i++) {
+            new ProcessBuilder(jcmd.toString(), Long.toString(child.pid()), "GC.run")
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(60, TimeUnit.SECONDS);
+        }
+        long heap = 0;
+        for (String line : probe.exchange("GET", "/metrics", null).body().lines().toList()) {
+            if (line.startsWith("jvm_memory_used_bytes{") && line.contains("area=\"heap\"")) {
+                heap += (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return new long[] {heap, ServerFixture.rssBytes(child.pid())};
+    }
+
+    private static double waiting(RawHttp probe) {
+        try {
+            for (String line : probe.exchange("GET", "/metrics", null).body().lines().toList()) {
+                if (line.startsWith("pulsebus_longpoll_waiters ")) {
+                    return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+                }
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("the child server stopped answering", e);
+        }
+        return -1;
+    }
+
+    private static URI childUrl(Process child) throws IOException {
+        BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+        Pattern listening = Pattern.compile("is listening on (http://\\S+)");
+        for (String line; (line = out.readLine()) != null; ) {
+            Matcher m = listening.matcher(line);
+            if (m.find()) {
+                Thread.ofVirtual().start(() -> drain(out));
+                return URI.create(m.group(1));
+            }
+        }
+        throw new IOException("the child server did not start");
+    }
+
+    private static void drain(BufferedReader out) {
+        try {
+            while (out.readLine() != null) {
+                // keep the child's stdout pipe from filling
+            }
+        } catch (IOException ignored) {
+            // the child ended
+        }
+    }
+
+    static long seq(RawHttp.Response r) throws IOException {
+        if (r.status() != 201) {
+            throw new IOException("say answered " + r.status() + ": " + r.body());
+        }
+        return Json.MAPPER.readTree(r.body()).get("seq").asLong();
+    }
+
+    static void waitFor(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("timed out waiting for " + what);
+            }
+            Thread.sleep(5);
+        }
+    }
+}

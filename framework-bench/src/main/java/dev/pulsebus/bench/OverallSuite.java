@@ -1,0 +1,70 @@
+package dev.pulsebus.bench;
+
+import dev.pulsebus.bench.http.RawHttp;
+import dev.pulsebus.internal.Json;
+import dev.pulsebus.server.PulseBusServer;
+import java.net.URI;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The {@code overall} suite. {@code e2e_roundtrip}: a command said over HTTP ({@code /echo n}) until the
+ * bot's reply reaches a poll, paced at 1000 a second; each round trip is timed from its intended start,
+ * so a slow one also delays (and counts against) the ones after it.
+ */
+final class OverallSuite implements Suite {
+
+    static final double RATE = 1000;
+
+    @Override
+    public String name() {
+        return "overall";
+    }
+
+    @Override
+    public List<Row> run(BenchOptions options) throws Exception {
+        int warm = options.quick ? 500 : 3000;
+        int measured = options.quick ? 1000 : 10_000;
+        Histogram h = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+        PulseBusServer server = ServerFixture.start(options, "overall", "");
+        long started;
+        try (RawHttp sayer = new RawHttp(server.url().getHost(), server.url().getPort());
+             RawHttp poller = new RawHttp(server.url().getHost(), server.url().getPort())) {
+            HttpSuite.progress("overall.e2e_roundtrip: " + (warm + measured) + " round trips at " + (long) RATE + "/s");
+            long interval = (long) (1e9 / RATE);
+            started = System.nanoTime();
+            for (int i = 0; i < warm + measured; i++) {
+                long intended = started + i * interval;
+                while (System.nanoTime() < intended) {
+                    Thread.onSpinWait();
+                }
+                long seq = LongPollSuite.seq(sayer.exchange("POST", "/api/rooms/e2e/messages",
+                        "{\"user\":\"bench\",\"text\":\"/echo " + i + "\"}"));
+                String expected = Integer.toString(i);
+                while (true) {
+                    RawHttp.Response r = poller.exchange("GET", "/api/rooms/e2e/poll?after=" + seq + "&timeout_ms=10000", null);
+                    if (r.status() != 200) {
+                        throw new IllegalStateException("no reply to /echo " + i + " within 10 s");
+                    }
+                    var messages = Json.MAPPER.readTree(r.body()).get("messages");
+                    var reply = messages.get(messages.size() - 1);
+                    seq = reply.get("seq").asLong();
+                    if (reply.get("user").asText().equals("bot") && reply.get("text").asText().equals(expected)) {
+                        break;
+                    }
+                }
+                if (i >= warm) {
+                    h.recordValue(Math.min(System.nanoTime() - intended, h.getHighestTrackableValue()));
+                }
+            }
+        } finally {
+            server.close();
+        }
+        double p99 = h.getValueAtPercentile(99) / 1e3;
+        return List.of(ServerFixture.row("overall", "overall.e2e_roundtrip", "ops/s", null, h, null,
+                ServerFixture.peers(), String.format("POST /echo n until the bot's reply reaches a poll, paced at"
+                        + " %.0f/s, %d round trips after %d warm-up; target p99 <= 2000 us at 1 k/s: %s",
+                        RATE, measured, warm, p99 <= 2000 ? "met" : "MISSED")));
+    }
+}

@@ -1,0 +1,85 @@
+package dev.pulsebus.bench;
+
+import dev.pulsebus.server.PulseBusServer;
+import dev.pulsebus.server.ServerConfig;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Shared by the socket suites: a real server in this JVM with its data in the run's temporary directory,
+ * rows from latency histograms, and the bytes this process allocates (all threads) for per-request
+ * figures.
+ */
+final class ServerFixture {
+
+    private ServerFixture() {
+    }
+
+    /** A server on a free port, data under {@code options.dataDir/name}, with {@code extra} TOML in [server]. */
+    static PulseBusServer start(BenchOptions options, String name, String extra) throws Exception {
+        return PulseBusServer.start(ServerConfig.load(config(options, name, extra), false, Map.of()));
+    }
+
+    /** A config file for a server on a free port with room for 20 k connections, data under the run's folder. */
+    static Path config(BenchOptions options, String name, String extra) throws IOException {
+        Path dir = Files.createDirectories(options.dataDir.resolve(name));
+        return Files.writeString(dir.resolve("pulsebus.toml"), """
+                [server]
+                port = 0
+                max_connections = 20000
+                %s
+                [storage]
+                data_dir = "%s"
+                """.formatted(extra, dir.resolve("data").toString().replace("\\", "/")));
+    }
+
+    /** A row whose latency comes from {@code nanos} (in ns), reported in microseconds. */
+    static Row row(String suite, String name, String unit, Double opsPerSec, Histogram nanos, Double bytesPerOp,
+                   Map<String, Double> peers, String note) {
+        boolean any = nanos != null && nanos.getTotalCount() > 0;
+        return new Row(suite, name, unit, opsPerSec,
+                any ? nanos.getValueAtPercentile(50) / 1e3 : null,
+                any ? nanos.getValueAtPercentile(90) / 1e3 : null,
+                any ? nanos.getValueAtPercentile(99) / 1e3 : null,
+                any ? nanos.getValueAtPercentile(99.9) / 1e3 : null,
+                any ? nanos.getMaxValue() / 1e3 : null,
+                bytesPerOp, any ? (int) Math.min(Integer.MAX_VALUE, nanos.getTotalCount()) : 0, peers, note);
+    }
+
+    /** Bytes allocated so far by every live thread of this JVM. */
+    static long allocatedBytes() {
+        return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getTotalThreadAllocatedBytes();
+    }
+
+    static String us(Histogram h, double percentile) {
+        return String.format("%.0f us", h.getValueAtPercentile(percentile) / 1e3);
+    }
+
+    /** The resident set size of process {@code pid} in bytes, from /proc; -1 where there is no /proc. */
+    static long rssBytes(long pid) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+                }
+            }
+        } catch (IOException | NumberFormatException e) {
+            return -1;
+        }
+        return -1;
+    }
+
+    static Map<String, Double> peers(Object... nameValue) {
+        Map<String, Double> m = new TreeMap<>();
+        for (int i = 0; i < nameValue.length; i += 2) {
+            m.put((String) nameValue[i], (Double) nameValue[i + 1]);
+        }
+        return m;
+    }
+
+}
