@@ -76,6 +76,14 @@ class TranscriptWriterTest {
     }
 
     @Test
+    void aDurableRecordIsWrittenAtOnceNotAtTheFlushInterval() throws Exception {
+        TranscriptWriter w = writer(TranscriptWriter.builder(store).batchSize(1000).flushInterval(Duration.ofHours(1)));
+        TranscriptRecord r = w.recordDurably(ROOM, "ann", Instant.now(), "", Message.text("now"), false)
+                .toCompletableFuture().get(10, TimeUnit.SECONDS);
+        assertThat(store.inner.last(ROOM, 10, Long.MAX_VALUE)).containsExactly(r);
+    }
+
+    @Test
     void durableWaitersCompleteOnCommitAndShareBatches() throws Exception {
         TranscriptWriter w = writer(TranscriptWriter.builder(store).batchSize(50).flushInterval(Duration.ofMillis(20)));
         store.hold();

@@ -6,6 +6,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.util.concurrent.EventExecutor;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -148,10 +149,26 @@ final class LongPollRooms {
                 continue;
             }
             try {
+                // One task per event loop writes to all of its waiters: two wake-ups for 1000 waiters,
+                // not 1000 cross-thread writes.
+                Map<EventExecutor, List<Waiter>> byLoop = new HashMap<>();
                 for (Waiter w : group.getValue()) {
                     if (claim(w)) {
-                        Responses.write(w.ctx, HttpResponseStatus.OK, Responses.JSON, body.retainedDuplicate(), w.keepAlive);
+                        byLoop.computeIfAbsent(w.ctx.executor(), e -> new ArrayList<>()).add(w);
                     }
+                }
+                for (Map.Entry<EventExecutor, List<Waiter>> loop : byLoop.entrySet()) {
+                    ByteBuf shared = body.retain();
+                    loop.getKey().execute(() -> {
+                        try {
+                            for (Waiter w : loop.getValue()) {
+                                Responses.write(w.ctx, HttpResponseStatus.OK, Responses.JSON, shared.retainedDuplicate(),
+                                        w.keepAlive);
+                            }
+                        } finally {
+                            shared.release();
+                        }
+                    });
                 }
             } finally {
                 body.release();
