@@ -22,7 +22,17 @@ final class BusMetrics {
 
     final LongAdder dead = new LongAdder();
     private final MeterRegistry registry;
-    private final ConcurrentHashMap<Class<?>, TypeMeters> byClass = new ConcurrentHashMap<>();
+    /**
+     * Per event class, kept by the class itself ({@link ClassValue}): a module's event classes do not
+     * outlive its class loader because the bus once saw them.
+     */
+    private final ClassValue<TypeMeters> byClass = new ClassValue<>() {
+        @Override
+        protected TypeMeters computeValue(Class<?> type) {
+            String label = byLabel.size() < MAX_TYPES ? type.getName() : OTHER;
+            return byLabel.computeIfAbsent(label, BusMetrics.this::register);
+        }
+    };
     private final ConcurrentHashMap<String, TypeMeters> byLabel = new ConcurrentHashMap<>();
     private final List<Meter> meters = new ArrayList<>();
 
@@ -50,14 +60,7 @@ final class BusMetrics {
 
     /** Called on the slow path only, when a class is first resolved. */
     TypeMeters forType(Class<?> type) {
-        TypeMeters m = byClass.get(type);
-        if (m != null) {
-            return m;
-        }
-        String label = byLabel.size() < MAX_TYPES ? type.getName() : OTHER;
-        m = byLabel.computeIfAbsent(label, this::register);
-        TypeMeters prev = byClass.putIfAbsent(type, m);
-        return prev != null ? prev : m;
+        return byClass.get(type);
     }
 
     private TypeMeters register(String label) {

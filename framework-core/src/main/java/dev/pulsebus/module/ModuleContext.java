@@ -4,24 +4,61 @@ import dev.pulsebus.bus.EventBus;
 import dev.pulsebus.command.CommandRouter;
 import dev.pulsebus.kv.Kv;
 import dev.pulsebus.pipeline.MessagePipeline;
+import dev.pulsebus.pipeline.Middleware;
+import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
 
-/** What a module is given on load: the bot's bus, commands, pipeline, its own KV namespace and settings. */
+/**
+ * What a module is given on load. Everything registered through it belongs to the module and is released
+ * when the module unloads (or fails to load), in reverse order of registration, even when
+ * {@link BotModule#onUnload} throws: subscriptions made on {@link #bus()}, commands registered on
+ * {@link #commands()}, middleware, provided services, scheduled tasks, the KV handle, and whatever is
+ * passed to {@link #onRelease}.
+ */
 public interface ModuleContext {
 
     /** The module's name. */
     String name();
 
+    /** The bot's bus; subscriptions made through this view are the module's. Publishing is shared. */
     EventBus bus();
 
+    /** The bot's commands; commands registered through this view are the module's. */
     CommandRouter commands();
 
     /** Sends messages: {@code pipeline().message(bot).to(chat).text("...").send()}. */
     MessagePipeline pipeline();
 
-    /** The module's own KV namespace (named after the module). */
+    /** Adds a middleware to the pipeline (higher priority first), removed when the module unloads. */
+    void middleware(int priority, Middleware middleware);
+
+    /** The module's own KV namespace (named after the module); refuses calls once the module is unloaded. */
     Kv kv();
 
     /** The module's table of the configuration ({@code [modules.<name>]}), as flat string values. */
     Map<String, String> settings();
+
+    /**
+     * Offers {@code service} to other modules under {@code type} (an interface on the bot's classpath).
+     * One provider per type at a time; withdrawn when this module unloads.
+     *
+     * @throws ModuleException when another module provides {@code type} already
+     */
+    <T> void provide(Class<T> type, T service);
+
+    /**
+     * A handle on the service of {@code type}, whoever provides it now or later: {@link Service#get()} is
+     * a volatile read and a counted, plain interface call after it.
+     */
+    <T> Service<T> service(Class<T> type);
+
+    /** Runs {@code task} once after {@code delay} on a virtual thread; cancelled when the module unloads. */
+    ScheduledFuture<?> after(Duration delay, Runnable task);
+
+    /** Runs {@code task} every {@code period} on a virtual thread; cancelled when the module unloads. */
+    ScheduledFuture<?> every(Duration period, Runnable task);
+
+    /** Closes {@code resource} when the module unloads (in reverse order with everything else). */
+    void onRelease(AutoCloseable resource);
 }

@@ -1,9 +1,6 @@
 package dev.pulsebus.module;
 
 import java.io.IOException;
-import java.net.MalformedURLException;
-import java.net.URL;
-import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,42 +16,23 @@ public final class Modules {
     private Modules() {
     }
 
-    /**
-     * The modules on {@code classpath} (through {@link ServiceLoader}), then those of each jar in
-     * {@code folder} (sorted by file name), each jar in a class loader of its own whose parent is
-     * {@code classpath}. A missing folder means none.
-     */
-    public static List<BotModule> discover(ClassLoader classpath, Path folder) {
+    /** The modules listed for {@link ServiceLoader} on {@code classpath}, in the order found. */
+    public static List<BotModule> onClasspath(ClassLoader classpath) {
         List<BotModule> found = new ArrayList<>();
         ServiceLoader.load(BotModule.class, classpath).forEach(found::add);
+        return found;
+    }
+
+    /** The jars in {@code folder}, sorted by name, for {@link ModuleHost#load(Path)}; none when it is absent. */
+    public static List<Path> jars(Path folder) {
         if (folder == null || !Files.isDirectory(folder)) {
-            return found;
+            return List.of();
         }
-        List<Path> jars;
         try (Stream<Path> files = Files.list(folder)) {
-            jars = files.filter(p -> p.getFileName().toString().endsWith(".jar")).sorted().toList();
+            return files.filter(p -> p.getFileName().toString().endsWith(".jar")).sorted().toList();
         } catch (IOException e) {
             throw new ModuleException("cannot list module folder " + folder + ": " + e.getMessage(), e);
         }
-        for (Path jar : jars) {
-            URLClassLoader loader;
-            try {
-                loader = new URLClassLoader("module:" + jar.getFileName(), new URL[] {jar.toUri().toURL()}, classpath);
-            } catch (MalformedURLException e) {
-                throw new ModuleException("bad module jar " + jar + ": " + e.getMessage(), e);
-            }
-            int before = found.size();
-            for (BotModule m : ServiceLoader.load(BotModule.class, loader)) {
-                if (m.getClass().getClassLoader() == loader) {
-                    found.add(m);
-                }
-            }
-            if (found.size() == before) {
-                throw new ModuleException("module jar " + jar + " lists no BotModule in "
-                        + "META-INF/services/dev.pulsebus.module.BotModule");
-            }
-        }
-        return found;
     }
 
     /**

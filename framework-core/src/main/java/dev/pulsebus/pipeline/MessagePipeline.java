@@ -19,6 +19,7 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -66,7 +67,9 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
     private final EventBus bus;
     private final CommandRouter router;
     private final Map<String, Adapter> adapters;
-    private final Middleware[] middlewares;
+    /** Copy-on-write: the inbound path reads one volatile array; {@link #addMiddleware} replaces it. */
+    private volatile Ranked[] middlewares;
+    private int middlewareOrder;
     private final TranscriptWriter transcripts;
     private final Predicate<ChatRef> recorded;
     private final LruTable<Boolean> seen;
@@ -91,8 +94,8 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
         this.bus = b.bus;
         this.router = b.router;
         this.adapters = Map.copyOf(b.adapters);
-        this.middlewares = b.middlewares.stream().sorted(Comparator.comparingInt((Ranked r) -> -r.priority)
-                .thenComparingInt(r -> r.order)).map(r -> r.middleware).toArray(Middleware[]::new);
+        this.middlewares = b.middlewares.stream().sorted(RANKING).toArray(Ranked[]::new);
+        this.middlewareOrder = b.middlewares.size();
         this.transcripts = b.transcripts;
         this.recorded = b.recorded;
         this.seen = new LruTable<>(b.dedupeCapacity);
@@ -125,10 +128,10 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
             return InboundResult.DUPLICATE;
         }
         event = bind(event);
-        for (Middleware m : middlewares) {
+        for (Ranked r : middlewares) {
             Event next;
             try {
-                next = m.handle(event);
+                next = r.middleware.handle(event);
             } catch (Throwable t) {
                 middlewareErrors.increment();
                 middlewareLog.failed(t, "on event " + event.id() + "; the event passed on unchanged");
@@ -278,6 +281,36 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
             b.tag("result", result);
         }
         meters.add(b.register(registry));
+    }
+
+    private static final Comparator<Ranked> RANKING = Comparator.comparingInt((Ranked r) -> -r.priority)
+            .thenComparingInt(r -> r.order);
+
+    /**
+     * Adds a middleware while the pipeline runs (higher priorities first, then in the order added); the
+     * returned handle removes it. Events already inside the chain finish with the chain they started with.
+     */
+    public Registration addMiddleware(int priority, Middleware middleware) {
+        Objects.requireNonNull(middleware, "middleware");
+        Ranked added;
+        synchronized (this) {
+            added = new Ranked(middleware, priority, middlewareOrder++);
+            Ranked[] next = Arrays.copyOf(middlewares, middlewares.length + 1);
+            next[next.length - 1] = added;
+            Arrays.sort(next, RANKING);
+            middlewares = next;
+        }
+        return () -> {
+            synchronized (this) {
+                middlewares = Arrays.stream(middlewares).filter(r -> r != added).toArray(Ranked[]::new);
+            }
+        };
+    }
+
+    /** A middleware added with {@link #addMiddleware}; {@link #remove()} takes it out (idempotent). */
+    @FunctionalInterface
+    public interface Registration {
+        void remove();
     }
 
     private record Ranked(Middleware middleware, int priority, int order) {

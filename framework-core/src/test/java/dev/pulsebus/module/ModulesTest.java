@@ -44,12 +44,16 @@ class ModulesTest {
     }
 
     @Test
-    void aJarWithoutAModuleIsAnErrorAndAMissingFolderMeansNone(@TempDir Path dir) throws Exception {
-        assertThat(Modules.discover(getClass().getClassLoader(), dir.resolve("absent"))).isEmpty();
+    void aMissingFolderHasNoJarsAndAJarWithoutAModuleIsAnError(@TempDir Path dir) throws Exception {
+        assertThat(Modules.jars(dir.resolve("absent"))).isEmpty();
         try (JarOutputStream jar = new JarOutputStream(Files.newOutputStream(dir.resolve("empty.jar")))) {
             jar.putNextEntry(new java.util.jar.JarEntry("README.txt"));
         }
-        assertThatThrownBy(() -> Modules.discover(getClass().getClassLoader(), dir))
-                .isInstanceOf(ModuleException.class).hasMessageContaining("lists no BotModule");
+        assertThat(Modules.jars(dir)).containsExactly(dir.resolve("empty.jar"));
+        try (ModuleHost host = ModuleHost.builder(dev.pulsebus.bus.EventBus.create(),
+                dev.pulsebus.command.CommandRouter.builder().build()).build()) {
+            assertThatThrownBy(() -> host.load(dir.resolve("empty.jar")))
+                    .isInstanceOf(ModuleException.class).hasMessageContaining("lists no BotModule");
+        }
     }
 }

@@ -4,9 +4,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulsebus.bus.EventBus;
 import dev.pulsebus.command.CommandRouter;
 import dev.pulsebus.internal.Json;
-import dev.pulsebus.kv.Kv;
 import dev.pulsebus.module.BotModule;
-import dev.pulsebus.module.ModuleContext;
+import dev.pulsebus.module.ModuleException;
+import dev.pulsebus.module.ModuleHost;
 import dev.pulsebus.module.Modules;
 import dev.pulsebus.pipeline.MessagePipeline;
 import dev.pulsebus.storage.Storage;
@@ -38,11 +38,11 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -76,16 +76,13 @@ public final class PulseBusServer implements AutoCloseable {
     private final LongPollRooms polls;
     private final HttpChat chat;
     private final MessagePipeline pipeline;
-    private final List<LoadedModule> modules = new ArrayList<>();
+    private final ModuleHost modules;
     private final ExecutorService work = Executors.newVirtualThreadPerTaskExecutor();
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
     private final ServerInitializer initializer;
     private final Channel listener;
     private final AtomicBoolean closed = new AtomicBoolean();
-
-    private record LoadedModule(BotModule module, ModuleContext context) {
-    }
 
     private PulseBusServer(ServerConfig config) throws Exception {
         this.config = config;
@@ -118,6 +115,8 @@ public final class PulseBusServer implements AutoCloseable {
                 .recordWhen(c -> !HttpChat.PLATFORM.equals(c.platform())) // the http platform records its own
                 .meterRegistry(registry).build();
         pipeline.start();
+        this.modules = ModuleHost.builder(bus, commands).pipeline(pipeline).kv(storage.kv())
+                .settings(name -> config.modules().getOrDefault(name, Map.of())).meterRegistry(registry).build();
         loadModules();
 
         HttpHandler handler = new HttpHandler(config, chat, polls, work, config.metricsEnabled() ? registry : null,
@@ -141,7 +140,7 @@ public final class PulseBusServer implements AutoCloseable {
             throw new ConfigException("cannot listen on " + config.host() + ":" + config.port() + ": " + e.getMessage(), e);
         }
         LOG.info("PulseBus {} listening on {} ({}, {} modules, storage {})", VERSION, url(),
-                epoll ? "epoll" : "nio", modules.size(), storage.backend());
+                epoll ? "epoll" : "nio", modules.loaded().size(), storage.backend());
     }
 
     /**
@@ -184,30 +183,34 @@ public final class PulseBusServer implements AutoCloseable {
         return polls.waiting();
     }
 
-    /** The names of the loaded modules, in load order. */
-    public List<String> moduleNames() {
-        return modules.stream().map(m -> m.module().name()).toList();
+    /** The bot's modules: what is loaded, and loading, unloading and reloading jars while it runs. */
+    public ModuleHost modules() {
+        return modules;
     }
 
     private void loadModules() {
-        List<BotModule> found = Modules.inLoadOrder(Modules.discover(PulseBusServer.class.getClassLoader(),
-                config.modulesDir()));
-        for (BotModule m : found) {
-            Map<String, String> settings = config.modules().getOrDefault(m.name(), Map.of());
-            if ("false".equalsIgnoreCase(settings.get("enabled"))) {
-                LOG.info("Module {} is turned off (modules.{}.enabled = false)", m.name(), m.name());
-                continue;
-            }
-            ModuleContext ctx = new ServerModuleContext(m.name(), bus, commands, pipeline,
-                    storage.kv().namespace(m.name()), settings);
-            try {
-                m.onLoad(ctx);
-                modules.add(new LoadedModule(m, ctx));
-                LOG.info("Module {} {} loaded", m.name(), m.version());
-            } catch (Exception | LinkageError e) {
-                LOG.error("Module {} failed to load; the bot runs without it", m.name(), e);
+        List<BotModule> enabled = new ArrayList<>();
+        for (BotModule m : Modules.onClasspath(PulseBusServer.class.getClassLoader())) {
+            if (isEnabled(m.name())) {
+                enabled.add(m);
             }
         }
+        modules.loadAll(enabled);
+        for (Path jar : Modules.jars(config.modulesDir())) {
+            try {
+                modules.load(jar);
+            } catch (ModuleException e) {
+                LOG.error("Modules of {} are not loaded; the bot runs without them: {}", jar, e.getMessage());
+            }
+        }
+    }
+
+    private boolean isEnabled(String module) {
+        if ("false".equalsIgnoreCase(config.modules().getOrDefault(module, Map.of()).get("enabled"))) {
+            LOG.info("Module {} is turned off (modules.{}.enabled = false)", module, module);
+            return false;
+        }
+        return true;
     }
 
     private static List<TranscriptRecord> newerThan(List<TranscriptRecord> records, long after) {
@@ -265,20 +268,12 @@ public final class PulseBusServer implements AutoCloseable {
         LOG.info("PulseBus shutting down");
         listener.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         polls.releaseAll();
-        List<LoadedModule> reverse = new ArrayList<>(modules);
-        Collections.reverse(reverse);
         try {
             pipeline.close(); // lanes drain (replies recorded), then transcripts flush
         } catch (Exception e) {
             LOG.warn("Pipeline did not close cleanly: {}", e.toString());
         }
-        for (LoadedModule m : reverse) {
-            try {
-                m.module().onUnload(m.context());
-            } catch (Exception | LinkageError e) {
-                LOG.warn("Module {} failed to unload: {}", m.module().name(), e.toString());
-            }
-        }
+        modules.close(); // newest first; each releases what it registered
         bus.close();
         storage.close();
         workers.shutdownGracefully(100, 5000, TimeUnit.MILLISECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
@@ -308,8 +303,4 @@ public final class PulseBusServer implements AutoCloseable {
         return v != null ? v : "0.1.0-SNAPSHOT";
     }
 
-    /** The context a module is given: the shared bot, its own KV namespace and settings. */
-    private record ServerModuleContext(String name, EventBus bus, CommandRouter commands, MessagePipeline pipeline,
-                                       Kv kv, Map<String, String> settings) implements ModuleContext {
-    }
 }

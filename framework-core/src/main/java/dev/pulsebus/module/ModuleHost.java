@@ -1,0 +1,272 @@
+package dev.pulsebus.module;
+
+import dev.pulsebus.bus.EventBus;
+import dev.pulsebus.command.CommandRouter;
+import dev.pulsebus.kv.KvStore;
+import dev.pulsebus.pipeline.MessagePipeline;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.net.MalformedURLException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.ServiceLoader;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Loads, wires and unloads the modules of one bot. A module loads after its dependencies; what it
+ * registers through its {@link ModuleContext} is released when it unloads, or at once when its
+ * {@code onLoad} throws (the rest of the bot is untouched). A module from a jar gets a class loader of
+ * its own, closed on unload, so {@link #reload} swaps in a new version of the jar while the bot runs and
+ * the old classes can be collected. {@link ModuleLoaded} and {@link ModuleUnloaded} are published on the
+ * bus. Thread-safe: loads and unloads are serialized.
+ */
+public final class ModuleHost implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ModuleHost.class);
+
+    final EventBus bus;
+    final CommandRouter router;
+    final @Nullable MessagePipeline pipeline;
+    final @Nullable KvStore kv;
+    final ServiceDirectory services;
+    final ScheduledThreadPoolExecutor scheduler;
+    private final Function<String, Map<String, String>> settings;
+    private final Map<String, Entry> loaded = new LinkedHashMap<>();
+
+    /** What the host keeps of a loaded module. */
+    private record Entry(BotModule module, ModuleScope scope, @Nullable URLClassLoader loader, @Nullable Path jar) {
+    }
+
+    /** A loaded module, as the host reports it. */
+    public record LoadedModule(String name, String version, List<String> dependencies, @Nullable Path jar) {
+    }
+
+    private ModuleHost(Builder b) {
+        this.bus = b.bus;
+        this.router = b.router;
+        this.pipeline = b.pipeline;
+        this.kv = b.kv;
+        this.settings = b.settings;
+        this.services = new ServiceDirectory(b.meterRegistry);
+        this.scheduler = new ScheduledThreadPoolExecutor(1, r -> Thread.ofPlatform().daemon()
+                .name("pulsebus-module-scheduler").unstarted(r));
+        scheduler.setRemoveOnCancelPolicy(true); // a cancelled task must not keep its module's classes
+    }
+
+    public static Builder builder(EventBus bus, CommandRouter router) {
+        return new Builder(bus, router);
+    }
+
+    /**
+     * Loads {@code module} (from the classpath).
+     *
+     * @throws ModuleException when its name is taken, a dependency is not loaded, or its {@code onLoad}
+     *                         threw (everything it registered is released again)
+     */
+    public LoadedModule load(BotModule module) {
+        return load(module, null, null);
+    }
+
+    /**
+     * Loads the modules of {@code jar} in a class loader of their own (in dependency order).
+     *
+     * @throws ModuleException as {@link #load(BotModule)}, or when the jar lists no module
+     */
+    public List<LoadedModule> load(Path jar) {
+        URLClassLoader loader = loaderFor(jar);
+        List<BotModule> found = new ArrayList<>();
+        for (BotModule m : ServiceLoader.load(BotModule.class, loader)) {
+            if (m.getClass().getClassLoader() == loader) {
+                found.add(m);
+            }
+        }
+        if (found.isEmpty()) {
+            closeQuietly(loader);
+            throw new ModuleException("module jar " + jar + " lists no BotModule in "
+                    + "META-INF/services/dev.pulsebus.module.BotModule");
+        }
+        List<LoadedModule> done = new ArrayList<>();
+        try {
+            for (BotModule m : Modules.inLoadOrder(found)) {
+                done.add(load(m, loader, jar));
+            }
+        } catch (RuntimeException e) {
+            for (int i = done.size() - 1; i >= 0; i--) {
+                unload(done.get(i).name());
+            }
+            closeQuietly(loader);
+            throw e;
+        }
+        return done;
+    }
+
+    /**
+     * Loads each module in dependency order; one that fails is logged and skipped (with the modules that
+     * depend on it). Returns the loaded ones.
+     */
+    public List<LoadedModule> loadAll(List<BotModule> modules) {
+        List<LoadedModule> done = new ArrayList<>();
+        for (BotModule m : Modules.inLoadOrder(modules)) {
+            try {
+                done.add(load(m));
+            } catch (ModuleException e) {
+                LOG.error("Module {} is not loaded; the bot runs without it: {}", m.name(), e.getMessage(), e.getCause());
+            }
+        }
+        return done;
+    }
+
+    private synchronized LoadedModule load(BotModule module, @Nullable URLClassLoader loader, @Nullable Path jar) {
+        String name = module.name();
+        if (loaded.containsKey(name)) {
+            throw new ModuleException("module '" + name + "' is loaded already");
+        }
+        for (String dep : module.dependencies()) {
+            if (!loaded.containsKey(dep)) {
+                throw new ModuleException("module '" + name + "' needs '" + dep + "', which is not loaded");
+            }
+        }
+        ModuleScope scope = new ModuleScope(name, this, settings.apply(name));
+        try {
+            module.onLoad(scope);
+        } catch (Exception | LinkageError e) {
+            int failed = scope.release();
+            throw new ModuleException("module '" + name + "' failed to load and was rolled back"
+                    + (failed > 0 ? " (" + failed + " releases failed)" : "") + ": " + e, e);
+        }
+        loaded.put(name, new Entry(module, scope, loader, jar));
+        LOG.info("Module {} {} loaded{}", name, module.version(), jar == null ? "" : " from " + jar.getFileName());
+        bus.publish(new ModuleLoaded(name, module.version()));
+        return info(module, jar);
+    }
+
+    /**
+     * Unloads {@code name}: its {@code onUnload}, then the release of all it registered (newest first,
+     * even when {@code onUnload} threw), then its class loader is closed.
+     *
+     * @throws ModuleException when it is not loaded or a loaded module depends on it
+     */
+    public synchronized void unload(String name) {
+        Entry e = loaded.get(name);
+        if (e == null) {
+            throw new ModuleException("module '" + name + "' is not loaded");
+        }
+        List<String> dependents = loaded.values().stream().filter(o -> o.module.dependencies().contains(name))
+                .map(o -> o.module.name()).toList();
+        if (!dependents.isEmpty()) {
+            throw new ModuleException("module '" + name + "' cannot unload: " + String.join(", ", dependents)
+                    + " depend on it; unload them first");
+        }
+        loaded.remove(name);
+        try {
+            e.module.onUnload(e.scope);
+        } catch (Exception | LinkageError t) {
+            LOG.warn("Module {} failed in onUnload; releasing what it registered anyway: {}", name, t.toString());
+        }
+        e.scope.release();
+        if (e.loader != null && loaded.values().stream().noneMatch(o -> o.loader == e.loader)) {
+            closeQuietly(e.loader);
+        }
+        LOG.info("Module {} unloaded", name);
+        bus.publish(new ModuleUnloaded(name, e.module.version()));
+    }
+
+    /** Unloads {@code name} and loads the modules of {@code jar} (a new version) in its place. */
+    public synchronized List<LoadedModule> reload(String name, Path jar) {
+        unload(name);
+        return load(jar);
+    }
+
+    /** The loaded modules, in load order. */
+    public synchronized List<LoadedModule> loaded() {
+        return loaded.values().stream().map(e -> info(e.module, e.jar)).toList();
+    }
+
+    /** Unloads every module, newest first, then stops the scheduler. */
+    @Override
+    public synchronized void close() {
+        List<String> names = new ArrayList<>(loaded.keySet());
+        for (int i = names.size() - 1; i >= 0; i--) {
+            try {
+                unload(names.get(i));
+            } catch (ModuleException e) {
+                LOG.warn("Module {} did not unload cleanly: {}", names.get(i), e.getMessage());
+            }
+        }
+        scheduler.shutdownNow();
+    }
+
+    private static LoadedModule info(BotModule m, @Nullable Path jar) {
+        return new LoadedModule(m.name(), m.version(), List.copyOf(m.dependencies()), jar);
+    }
+
+    static URLClassLoader loaderFor(Path jar) {
+        try {
+            return new URLClassLoader("module:" + jar.getFileName(), new URL[] {jar.toUri().toURL()},
+                    ModuleHost.class.getClassLoader());
+        } catch (MalformedURLException e) {
+            throw new ModuleException("bad module jar " + jar + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void closeQuietly(URLClassLoader loader) {
+        try {
+            loader.close();
+        } catch (IOException e) {
+            LOG.debug("closing {} failed: {}", loader.getName(), e.toString());
+        }
+    }
+
+    /** What the host wires modules to. */
+    public static final class Builder {
+        private final EventBus bus;
+        private final CommandRouter router;
+        private @Nullable MessagePipeline pipeline;
+        private @Nullable KvStore kv;
+        private Function<String, Map<String, String>> settings = name -> Map.of();
+        private @Nullable MeterRegistry meterRegistry;
+
+        private Builder(EventBus bus, CommandRouter router) {
+            this.bus = Objects.requireNonNull(bus, "bus");
+            this.router = Objects.requireNonNull(router, "router");
+        }
+
+        /** The pipeline modules send through and add middleware to. Default none. */
+        public Builder pipeline(@Nullable MessagePipeline pipeline) {
+            this.pipeline = pipeline;
+            return this;
+        }
+
+        /** Where {@link ModuleContext#kv()} namespaces come from. Default none. */
+        public Builder kv(@Nullable KvStore kv) {
+            this.kv = kv;
+            return this;
+        }
+
+        /** Each module's settings, by module name. Default none. */
+        public Builder settings(Function<String, Map<String, String>> settings) {
+            this.settings = Objects.requireNonNull(settings, "settings");
+            return this;
+        }
+
+        /** Where {@code pulsebus_module_calls_total} goes. Default none. */
+        public Builder meterRegistry(@Nullable MeterRegistry registry) {
+            this.meterRegistry = registry;
+            return this;
+        }
+
+        public ModuleHost build() {
+            return new ModuleHost(this);
+        }
+    }
+}

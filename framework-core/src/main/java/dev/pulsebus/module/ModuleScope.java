@@ -1,0 +1,182 @@
+package dev.pulsebus.module;
+
+import dev.pulsebus.bus.EventBus;
+import dev.pulsebus.bus.Subscription;
+import dev.pulsebus.command.CommandRouter;
+import dev.pulsebus.internal.FailureLog;
+import dev.pulsebus.kv.Kv;
+import dev.pulsebus.pipeline.MessagePipeline;
+import dev.pulsebus.pipeline.Middleware;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One loaded module's context and everything it owns, as a stack of releases: {@link #release()} runs
+ * them newest first, each in its own try, so one that throws does not keep the others.
+ */
+final class ModuleScope implements ModuleContext {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ModuleScope.class);
+
+    private final String name;
+    private final ModuleHost host;
+    private final OwnedBus bus;
+    private final OwnedRouter commands;
+    private final Map<String, String> settings;
+    private final Deque<AutoCloseable> releases = new ArrayDeque<>();
+    private final FailureLog taskFailures;
+    private @Nullable OwnedKv kv;
+    private volatile boolean released;
+
+    ModuleScope(String name, ModuleHost host, Map<String, String> settings) {
+        this.name = name;
+        this.host = host;
+        this.settings = Map.copyOf(settings);
+        this.bus = new OwnedBus(host.bus, this);
+        this.commands = new OwnedRouter(host.router, this);
+        this.taskFailures = new FailureLog(LOG, "A scheduled task of module '" + name + "'");
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public EventBus bus() {
+        return bus;
+    }
+
+    @Override
+    public CommandRouter commands() {
+        return commands;
+    }
+
+    @Override
+    public MessagePipeline pipeline() {
+        if (host.pipeline == null) {
+            throw new ModuleException("module '" + name + "': this bot has no message pipeline");
+        }
+        return host.pipeline;
+    }
+
+    @Override
+    public void middleware(int priority, Middleware middleware) {
+        ensureOpen();
+        MessagePipeline.Registration r = pipeline().addMiddleware(priority, middleware);
+        onRelease(r::remove);
+    }
+
+    @Override
+    public synchronized Kv kv() {
+        ensureOpen();
+        if (kv == null) {
+            if (host.kv == null) {
+                throw new ModuleException("module '" + name + "': this bot has no KV store (no storage configured)");
+            }
+            OwnedKv k = new OwnedKv(name, host.kv.namespace(name));
+            onRelease(k::release);
+            kv = k;
+        }
+        return kv;
+    }
+
+    @Override
+    public Map<String, String> settings() {
+        return settings;
+    }
+
+    @Override
+    public <T> void provide(Class<T> type, T service) {
+        ensureOpen();
+        Runnable withdraw = host.services.provide(name, Objects.requireNonNull(type, "type"),
+                Objects.requireNonNull(service, "service"));
+        onRelease(withdraw::run);
+    }
+
+    @Override
+    public <T> Service<T> service(Class<T> type) {
+        return host.services.handle(name, Objects.requireNonNull(type, "type"));
+    }
+
+    @Override
+    public ScheduledFuture<?> after(Duration delay, Runnable task) {
+        return schedule(delay, null, task);
+    }
+
+    @Override
+    public ScheduledFuture<?> every(Duration period, Runnable task) {
+        if (period.isNegative() || period.isZero()) {
+            throw new IllegalArgumentException("period must be positive, was " + period);
+        }
+        return schedule(period, period, task);
+    }
+
+    private ScheduledFuture<?> schedule(Duration delay, @Nullable Duration period, Runnable task) {
+        ensureOpen();
+        Objects.requireNonNull(task, "task");
+        Runnable onVirtualThread = () -> Thread.ofVirtual().name("pulsebus-module-" + name).start(() -> {
+            try {
+                task.run();
+            } catch (Throwable t) {
+                taskFailures.failed(t, "running");
+            }
+        });
+        ScheduledFuture<?> f = period == null
+                ? host.scheduler.schedule(onVirtualThread, delay.toNanos(), TimeUnit.NANOSECONDS)
+                : host.scheduler.scheduleAtFixedRate(onVirtualThread, delay.toNanos(), period.toNanos(), TimeUnit.NANOSECONDS);
+        onRelease(() -> f.cancel(false));
+        return f;
+    }
+
+    @Override
+    public void onRelease(AutoCloseable resource) {
+        Objects.requireNonNull(resource, "resource");
+        synchronized (releases) {
+            if (released) {
+                throw new ModuleException("module '" + name + "' is unloaded: nothing more can be registered");
+            }
+            releases.push(resource);
+        }
+    }
+
+    Subscription own(Subscription s) {
+        onRelease(s::cancel);
+        return s;
+    }
+
+    void ensureOpen() {
+        if (released) {
+            throw new ModuleException("module '" + name + "' is unloaded: nothing more can be registered");
+        }
+    }
+
+    /** Releases everything, newest first; returns how many releases failed (each is logged). */
+    int release() {
+        int failed = 0;
+        while (true) {
+            AutoCloseable r;
+            synchronized (releases) {
+                released = true;
+                r = releases.poll();
+            }
+            if (r == null) {
+                return failed;
+            }
+            try {
+                r.close();
+            } catch (Exception | LinkageError e) {
+                failed++;
+                LOG.warn("Module {}: releasing a resource failed: {}", name, e.toString());
+            }
+        }
+    }
+}

@@ -1,0 +1,97 @@
+package dev.pulsebus.module;
+
+import dev.pulsebus.bus.EventBus;
+import dev.pulsebus.bus.EventHandler;
+import dev.pulsebus.bus.Interceptor;
+import dev.pulsebus.bus.Subscription;
+import dev.pulsebus.bus.SubscriptionBuilder;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/** The bus as a module sees it: subscriptions made here are recorded in the module's scope. */
+final class OwnedBus implements EventBus {
+
+    private final EventBus bus;
+    private final ModuleScope scope;
+
+    OwnedBus(EventBus bus, ModuleScope scope) {
+        this.bus = bus;
+        this.scope = scope;
+    }
+
+    @Override
+    public <T> Subscription subscribe(Class<T> type, EventHandler<? super T> handler) {
+        return on(type).subscribe(handler);
+    }
+
+    @Override
+    public <T> SubscriptionBuilder<T> on(Class<T> type) {
+        scope.ensureOpen();
+        return new Owned<>(bus.on(type).name(scope.name()));
+    }
+
+    @Override
+    public int publish(Object event) {
+        return bus.publish(event);
+    }
+
+    /** The bus belongs to the bot, not to a module. */
+    @Override
+    public void close() {
+        throw new UnsupportedOperationException("module '" + scope.name() + "' cannot close the bot's bus");
+    }
+
+    private final class Owned<T> implements SubscriptionBuilder<T> {
+        private final SubscriptionBuilder<T> inner;
+
+        Owned(SubscriptionBuilder<T> inner) {
+            this.inner = inner;
+        }
+
+        @Override
+        public SubscriptionBuilder<T> priority(int priority) {
+            inner.priority(priority);
+            return this;
+        }
+
+        @Override
+        public SubscriptionBuilder<T> filter(Predicate<? super T> filter) {
+            inner.filter(filter);
+            return this;
+        }
+
+        @Override
+        public SubscriptionBuilder<T> once() {
+            inner.once();
+            return this;
+        }
+
+        @Override
+        public SubscriptionBuilder<T> blocking() {
+            inner.blocking();
+            return this;
+        }
+
+        @Override
+        public SubscriptionBuilder<T> blocking(Function<? super T, ?> orderingKey) {
+            inner.blocking(orderingKey);
+            return this;
+        }
+
+        @Override
+        public SubscriptionBuilder<T> name(String name) {
+            inner.name(scope.name() + "/" + name);
+            return this;
+        }
+
+        @Override
+        public Subscription subscribe(EventHandler<? super T> handler) {
+            return scope.own(inner.subscribe(handler));
+        }
+
+        @Override
+        public Subscription intercept(Interceptor<? super T> interceptor) {
+            return scope.own(inner.intercept(interceptor));
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package dev.pulsebus.module;
+
+import dev.pulsebus.kv.Kv;
+import dev.pulsebus.kv.KvException;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import org.jspecify.annotations.Nullable;
+
+/** A module's KV namespace handle: delegates while the module is loaded, refuses every call after. */
+final class OwnedKv implements Kv {
+
+    private final String module;
+    private volatile @Nullable Kv kv;
+
+    OwnedKv(String module, Kv kv) {
+        this.module = module;
+        this.kv = kv;
+    }
+
+    void release() {
+        kv = null;
+    }
+
+    private Kv kv() {
+        Kv k = kv;
+        if (k == null) {
+            throw new KvException("module '" + module + "' is unloaded: its KV handle is released");
+        }
+        return k;
+    }
+
+    @Override
+    public String namespace() {
+        return module;
+    }
+
+    @Override
+    public @Nullable String get(String key) {
+        return kv().get(key);
+    }
+
+    @Override
+    public byte @Nullable [] getBytes(String key) {
+        return kv().getBytes(key);
+    }
+
+    @Override
+    public Map<String, String> getMany(Collection<String> keys) {
+        return kv().getMany(keys);
+    }
+
+    @Override
+    public List<String> keys(String prefix, int limit) {
+        return kv().keys(prefix, limit);
+    }
+
+    @Override
+    public CompletionStage<@Nullable String> getAsync(String key) {
+        return kv().getAsync(key);
+    }
+
+    @Override
+    public CompletionStage<Void> setAsync(String key, String value, @Nullable Duration ttl) {
+        return kv().setAsync(key, value, ttl);
+    }
+
+    @Override
+    public CompletionStage<Void> setBytesAsync(String key, byte[] value, @Nullable Duration ttl) {
+        return kv().setBytesAsync(key, value, ttl);
+    }
+
+    @Override
+    public CompletionStage<Void> setManyAsync(Map<String, String> entries) {
+        return kv().setManyAsync(entries);
+    }
+
+    @Override
+    public CompletionStage<Boolean> deleteAsync(String key) {
+        return kv().deleteAsync(key);
+    }
+
+    @Override
+    public CompletionStage<Boolean> compareAndSetAsync(String key, @Nullable String expected, @Nullable String update) {
+        return kv().compareAndSetAsync(key, expected, update);
+    }
+}

@@ -1,0 +1,31 @@
+package dev.pulsebus.module;
+
+import dev.pulsebus.command.Command;
+import dev.pulsebus.command.CommandRouter;
+import dev.pulsebus.command.CommandSource;
+import dev.pulsebus.command.Outcome;
+
+/** The command router as a module sees it: commands registered here are recorded in the module's scope. */
+final class OwnedRouter implements CommandRouter {
+
+    private final CommandRouter router;
+    private final ModuleScope scope;
+
+    OwnedRouter(CommandRouter router, ModuleScope scope) {
+        this.router = router;
+        this.scope = scope;
+    }
+
+    @Override
+    public Registration register(Command command) {
+        scope.ensureOpen();
+        Registration r = router.register(command);
+        scope.onRelease(r::unregister);
+        return r;
+    }
+
+    @Override
+    public Outcome route(CommandSource source) {
+        return router.route(source);
+    }
+}

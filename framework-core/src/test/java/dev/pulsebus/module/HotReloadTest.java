@@ -1,0 +1,115 @@
+package dev.pulsebus.module;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pulsebus.bus.EventBus;
+import dev.pulsebus.command.CommandRouter;
+import java.io.IOException;
+import java.lang.ref.WeakReference;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.stream.Stream;
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Real hot reload: a module compiled here into jars (two versions), loaded from a jar in its own class
+ * loader, reloaded while the bot runs, and its old class loaders collected after repeated cycles.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class HotReloadTest {
+
+    @TempDir
+    Path dir;
+
+    /** A module with a command, a subscription, a service, a timer and its own event class. */
+    private Path jar(String version) throws IOException {
+        Path src = Files.createDirectories(dir.resolve("src-" + version + "/hot"));
+        Files.writeString(src.resolve("Ping.java"), "package hot; public record Ping(String v) { }");
+        Files.writeString(src.resolve("HotModule.java"), """
+                package hot;
+
+                import dev.pulsebus.command.Command;
+                import dev.pulsebus.module.BotModule;
+                import dev.pulsebus.module.ModuleContext;
+                import java.time.Duration;
+                import java.util.function.Supplier;
+
+                public final class HotModule implements BotModule {
+                    public String name() { return "hot"; }
+                    public String version() { return "%s"; }
+                    public void onLoad(ModuleContext ctx) {
+                        ctx.commands().register(Command.named("hot").handler(call -> call.reply("%s")));
+                        ctx.bus().subscribe(Ping.class, p -> { });
+                        ctx.bus().publish(new Ping("%s"));
+                        ctx.provide(Supplier.class, (Supplier<String>) () -> "%s");
+                        ctx.every(Duration.ofMillis(20), () -> { });
+                    }
+                }
+                """.formatted(version, version, version, version));
+        Path classes = Files.createDirectories(dir.resolve("classes-" + version));
+        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        List<String> args = new ArrayList<>(List.of("-d", classes.toString(), "-cp", System.getProperty("java.class.path"),
+                "--release", "21", "-proc:none"));
+        try (Stream<Path> files = Files.list(src)) {
+            files.forEach(f -> args.add(f.toString()));
+        }
+        assertThat(javac.run(null, null, null, args.toArray(String[]::new))).as("javac").isZero();
+        Path jar = dir.resolve("hot-" + version + ".jar");
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar)); Stream<Path> files = Files.walk(classes)) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                out.putNextEntry(new JarEntry(classes.relativize(f).toString().replace('\\', '/')));
+                out.write(Files.readAllBytes(f));
+            }
+            out.putNextEntry(new JarEntry("META-INF/services/dev.pulsebus.module.BotModule"));
+            out.write("hot.HotModule\n".getBytes(StandardCharsets.UTF_8));
+        }
+        return jar;
+    }
+
+    @Test
+    void reloadSwapsTheVersionWhileRunningAndOldClassLoadersAreCollected() throws Exception {
+        Path v1 = jar("v1");
+        Path v2 = jar("v2");
+        EventBus bus = EventBus.create();
+        CommandRouter router = CommandRouter.builder().build();
+        List<WeakReference<ClassLoader>> loaders = new ArrayList<>();
+        try (ModuleHost host = ModuleHost.builder(bus, router).build()) {
+            host.load(v1);
+            Service<Supplier> hot = host.services.handle("test", Supplier.class);
+            assertThat(hot.get().get()).isEqualTo("v1");
+            loaders.add(new WeakReference<>(hot.get().getClass().getClassLoader()));
+
+            for (int cycle = 0; cycle < 20; cycle++) {
+                Path next = cycle % 2 == 0 ? v2 : v1;
+                host.reload("hot", next);
+                String expected = cycle % 2 == 0 ? "v2" : "v1";
+                assertThat(hot.get().get()).isEqualTo(expected);
+                assertThat(host.loaded()).extracting(ModuleHost.LoadedModule::version).containsExactly(expected);
+                loaders.add(new WeakReference<>(hot.get().getClass().getClassLoader()));
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (collected(loaders) < loaders.size() - 1 && System.nanoTime() < deadline) {
+                System.gc();
+                Thread.sleep(50);
+            }
+            assertThat(collected(loaders)).as("old class loaders collected").isEqualTo(loaders.size() - 1);
+            assertThat(loaders.get(loaders.size() - 1).get()).as("the loaded version's loader").isNotNull();
+        }
+        bus.close();
+    }
+
+    private static int collected(List<WeakReference<ClassLoader>> refs) {
+        return (int) refs.stream().filter(r -> r.get() == null).count();
+    }
+}

@@ -1,0 +1,227 @@
+package dev.pulsebus.module;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.pulsebus.bus.EventBus;
+import dev.pulsebus.command.Command;
+import dev.pulsebus.command.CommandRouter;
+import dev.pulsebus.command.Outcome;
+import dev.pulsebus.pipeline.InMemoryAdapter;
+import dev.pulsebus.pipeline.InboundResult;
+import dev.pulsebus.pipeline.MessagePipeline;
+import dev.pulsebus.event.Message;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Loading, ownership, rollback, services and lifecycle events, with modules from the classpath. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ModuleHostTest {
+
+    private final EventBus bus = EventBus.create();
+    private final CommandRouter router = CommandRouter.builder().build();
+    private final InMemoryAdapter adapter = new InMemoryAdapter("test", "bot");
+    private MessagePipeline pipeline;
+    private ModuleHost host;
+    private final List<Object> lifecycle = new ArrayList<>();
+
+    @BeforeEach
+    void start() throws Exception {
+        pipeline = MessagePipeline.builder(bus).commands(router).adapter(adapter).build().start();
+        host = ModuleHost.builder(bus, router).pipeline(pipeline).build();
+        bus.subscribe(ModuleLoaded.class, lifecycle::add);
+        bus.subscribe(ModuleUnloaded.class, lifecycle::add);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        host.close();
+        pipeline.close();
+        bus.close();
+    }
+
+    /** A module built from lambdas, for the test at hand. */
+    record TestModule(String name, List<String> dependencies, Load load, Load unload) implements BotModule {
+        interface Load {
+            void run(ModuleContext ctx) throws Exception;
+        }
+
+        TestModule(String name, Load load) {
+            this(name, List.of(), load, ctx -> { });
+        }
+
+        @Override
+        public void onLoad(ModuleContext ctx) throws Exception {
+            load.run(ctx);
+        }
+
+        @Override
+        public void onUnload(ModuleContext ctx) throws Exception {
+            unload.run(ctx);
+        }
+    }
+
+    private Outcome command(String text) {
+        return router.route(new dev.pulsebus.command.CommandSource() {
+            @Override
+            public String text() {
+                return text;
+            }
+
+            @Override
+            public String userId() {
+                return "u1";
+            }
+
+            @Override
+            public String chatId() {
+                return "c1";
+            }
+
+            @Override
+            public void reply(String message) {
+            }
+        });
+    }
+
+    @Test
+    void unloadReleasesEveryKindOfResourceInReverseOrderEvenWhenOnUnloadThrows() throws Exception {
+        List<String> released = new ArrayList<>();
+        AtomicInteger events = new AtomicInteger();
+        AtomicInteger ticks = new AtomicInteger();
+        AtomicInteger filtered = new AtomicInteger();
+        host.load(new TestModule("owner", List.of(), ctx -> {
+            ctx.bus().subscribe(Integer.class, i -> events.incrementAndGet());
+            ctx.commands().register(Command.named("mine").handler(call -> { }));
+            ctx.middleware(0, e -> {
+                filtered.incrementAndGet();
+                return e;
+            });
+            ctx.provide(Supplier.class, (Supplier<String>) () -> "value");
+            ctx.every(Duration.ofMillis(5), ticks::incrementAndGet);
+            ctx.onRelease(() -> released.add("first"));
+            ctx.onRelease(() -> {
+                released.add("second");
+                throw new IllegalStateException("a release that fails does not stop the others");
+            });
+            ctx.onRelease(() -> released.add("third"));
+        }, ctx -> {
+            throw new IllegalStateException("onUnload fails");
+        }));
+        assertThat(bus.publish(1)).isEqualTo(1);
+        assertThat(command("/mine")).isEqualTo(Outcome.OK);
+        adapter.inject(adapter.groupMessage("g", "u", Message.text("hi")));
+        assertThat(filtered.get()).isEqualTo(1);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (ticks.get() < 2 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertThat(ticks.get()).isGreaterThanOrEqualTo(2);
+
+        host.unload("owner");
+
+        assertThat(released).containsExactly("third", "second", "first");
+        assertThat(bus.publish(1)).isZero();
+        assertThat(command("/mine")).isEqualTo(Outcome.UNKNOWN);
+        adapter.inject(adapter.groupMessage("g", "u", Message.text("hi")));
+        assertThat(filtered.get()).isEqualTo(1);
+        int after = ticks.get();
+        Thread.sleep(50);
+        assertThat(ticks.get()).isLessThanOrEqualTo(after + 1); // at most one run already under way
+        assertThat(lifecycle).containsExactly(new ModuleLoaded("owner", "0"), new ModuleUnloaded("owner", "0"));
+    }
+
+    @Test
+    void aModuleThatFailsInOnLoadIsRolledBackAndTheRestRuns() {
+        host.load(new TestModule("healthy", ctx -> ctx.commands().register(Command.named("ok").handler(c -> { }))));
+        assertThatThrownBy(() -> host.load(new TestModule("broken", ctx -> {
+            ctx.commands().register(Command.named("half").handler(c -> { }));
+            ctx.bus().subscribe(Integer.class, i -> { });
+            throw new IllegalStateException("cannot reach the weather service");
+        }))).isInstanceOf(ModuleException.class)
+                .hasMessageContaining("module 'broken' failed to load and was rolled back")
+                .hasMessageContaining("cannot reach the weather service");
+        assertThat(command("/half")).isEqualTo(Outcome.UNKNOWN);
+        assertThat(bus.publish(1)).isZero();
+        assertThat(command("/ok")).isEqualTo(Outcome.OK);
+        assertThat(host.loaded()).extracting(ModuleHost.LoadedModule::name).containsExactly("healthy");
+        assertThat(lifecycle).containsExactly(new ModuleLoaded("healthy", "0"));
+    }
+
+    @Test
+    void loadAllSkipsAFailingModuleAndKeepsTheOthers() {
+        List<ModuleHost.LoadedModule> done = host.loadAll(List.of(
+                new TestModule("a", ctx -> { }),
+                new TestModule("b", ctx -> {
+                    throw new IllegalStateException("no");
+                }),
+                new TestModule("c", ctx -> { })));
+        assertThat(done).extracting(ModuleHost.LoadedModule::name).containsExactly("a", "c");
+    }
+
+    @Test
+    void serviceCallsArePlainCallsCountedAndFailClearlyAfterTheProviderUnloads() {
+        host.load(new TestModule("weather", ctx -> ctx.provide(Supplier.class, (Supplier<String>) () -> "sunny")));
+        List<Service<Supplier>> handle = new ArrayList<>();
+        host.load(new TestModule("greeter", List.of("weather"), ctx -> handle.add(ctx.service(Supplier.class)),
+                ctx -> { }));
+        Service<Supplier> forecasts = handle.get(0);
+        assertThat(forecasts.get().get()).isEqualTo("sunny");
+        assertThat(forecasts.provider()).isEqualTo("weather");
+
+        assertThatThrownBy(() -> host.unload("weather")).hasMessageContaining("greeter depend on it");
+        host.unload("greeter");
+        host.unload("weather");
+        assertThat(forecasts.available()).isFalse();
+        assertThatThrownBy(forecasts::get).isInstanceOf(ModuleException.class)
+                .hasMessageContaining("no loaded module provides java.util.function.Supplier");
+
+        // A new provider: the same handle follows it.
+        host.load(new TestModule("weather", ctx -> ctx.provide(Supplier.class, (Supplier<String>) () -> "rain")));
+        assertThat(forecasts.get().get()).isEqualTo("rain");
+    }
+
+    @Test
+    void twoProvidersOfOneTypeAndMissingDependenciesAreRefused() {
+        host.load(new TestModule("one", ctx -> ctx.provide(Runnable.class, () -> { })));
+        assertThatThrownBy(() -> host.load(new TestModule("two", ctx -> ctx.provide(Runnable.class, () -> { }))))
+                .hasMessageContaining("module 'one' provides it already");
+        assertThatThrownBy(() -> host.load(new TestModule("needy", List.of("absent"), ctx -> { }, ctx -> { })))
+                .hasMessageContaining("needs 'absent', which is not loaded");
+        assertThatThrownBy(() -> host.load(new TestModule("one", ctx -> { })))
+                .hasMessageContaining("is loaded already");
+    }
+
+    @Test
+    void registeringThroughAnUnloadedContextFails() {
+        List<ModuleContext> kept = new ArrayList<>();
+        host.load(new TestModule("leaky", kept::add));
+        host.unload("leaky");
+        ModuleContext ctx = kept.get(0);
+        assertThatThrownBy(() -> ctx.commands().register(Command.named("late").handler(c -> { })))
+                .isInstanceOf(ModuleException.class).hasMessageContaining("unloaded");
+        assertThatThrownBy(() -> ctx.bus().subscribe(Integer.class, i -> { })).isInstanceOf(ModuleException.class);
+        assertThatThrownBy(() -> ctx.bus().close()).isInstanceOf(UnsupportedOperationException.class);
+    }
+
+    @Test
+    void scheduledTasksRunOnVirtualThreads() throws Exception {
+        CountDownLatch ran = new CountDownLatch(1);
+        List<Boolean> virtual = new ArrayList<>();
+        host.load(new TestModule("timer", ctx -> ctx.after(Duration.ofMillis(10), () -> {
+            virtual.add(Thread.currentThread().isVirtual());
+            ran.countDown();
+        })));
+        assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(virtual).containsExactly(true);
+    }
+}
