@@ -22,7 +22,7 @@ public final class BenchMain {
         Map<String, Suite> all = new LinkedHashMap<>();
         for (Suite suite : List.of(EventSuite.create(), RouterSuite.create(), BridgeSuite.bridge(),
                 BridgeSuite.send(), StorageSuite.create(),
-                new HttpSuite(), new LongPollSuite(), new OverallSuite())) {
+                new ModuleSuite(), new HttpSuite(), new LongPollSuite(), new OverallSuite())) {
             all.put(suite.name(), suite);
         }
         return all;

@@ -4,20 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pulsebus.bus.EventBus;
 import dev.pulsebus.command.CommandRouter;
+import dev.pulsebus.testing.ModuleJars;
 import java.io.IOException;
 import java.lang.ref.WeakReference;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import java.util.jar.JarEntry;
-import java.util.jar.JarOutputStream;
-import java.util.stream.Stream;
-import javax.tools.JavaCompiler;
-import javax.tools.ToolProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,9 +28,9 @@ class HotReloadTest {
 
     /** A module with a command, a subscription, a service, a timer and its own event class. */
     private Path jar(String version) throws IOException {
-        Path src = Files.createDirectories(dir.resolve("src-" + version + "/hot"));
-        Files.writeString(src.resolve("Ping.java"), "package hot; public record Ping(String v) { }");
-        Files.writeString(src.resolve("HotModule.java"), """
+        return ModuleJars.build(dir, "hot-" + version, "hot", "HotModule",
+                "Ping.java", "package hot; public record Ping(String v) { }",
+                "HotModule.java", """
                 package hot;
 
                 import dev.pulsebus.command.Command;
@@ -57,24 +51,6 @@ class HotReloadTest {
                     }
                 }
                 """.formatted(version, version, version, version));
-        Path classes = Files.createDirectories(dir.resolve("classes-" + version));
-        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-        List<String> args = new ArrayList<>(List.of("-d", classes.toString(), "-cp", System.getProperty("java.class.path"),
-                "--release", "21", "-proc:none"));
-        try (Stream<Path> files = Files.list(src)) {
-            files.forEach(f -> args.add(f.toString()));
-        }
-        assertThat(javac.run(null, null, null, args.toArray(String[]::new))).as("javac").isZero();
-        Path jar = dir.resolve("hot-" + version + ".jar");
-        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar)); Stream<Path> files = Files.walk(classes)) {
-            for (Path f : files.filter(Files::isRegularFile).toList()) {
-                out.putNextEntry(new JarEntry(classes.relativize(f).toString().replace('\\', '/')));
-                out.write(Files.readAllBytes(f));
-            }
-            out.putNextEntry(new JarEntry("META-INF/services/dev.pulsebus.module.BotModule"));
-            out.write("hot.HotModule\n".getBytes(StandardCharsets.UTF_8));
-        }
-        return jar;
     }
 
     @Test

@@ -177,6 +177,7 @@ class ModuleHostTest {
         Service<Supplier> forecasts = handle.get(0);
         assertThat(forecasts.get().get()).isEqualTo("sunny");
         assertThat(forecasts.provider()).isEqualTo("weather");
+        assertThat(host.services.calls("greeter", "weather")).isEqualTo(1);
 
         assertThatThrownBy(() -> host.unload("weather")).hasMessageContaining("greeter depend on it");
         host.unload("greeter");
@@ -188,6 +189,7 @@ class ModuleHostTest {
         // A new provider: the same handle follows it.
         host.load(new TestModule("weather", ctx -> ctx.provide(Supplier.class, (Supplier<String>) () -> "rain")));
         assertThat(forecasts.get().get()).isEqualTo("rain");
+        assertThat(host.services.calls("greeter", "weather")).isEqualTo(2);
     }
 
     @Test
