@@ -20,7 +20,7 @@ public final class BenchMain {
     /** Every suite this build has, in run order. */
     static Map<String, Suite> suites() {
         Map<String, Suite> all = new LinkedHashMap<>();
-        for (Suite suite : List.of(EventSuite.create(), RouterSuite.create(), BridgeSuite.bridge(),
+        for (Suite suite : List.of(ConfigSuite.create(), EventSuite.create(), RouterSuite.create(), BridgeSuite.bridge(),
                 BridgeSuite.send(), StorageSuite.create(),
                 new ModuleSuite(), new HttpSuite(), new LongPollSuite(), new OverallSuite())) {
             all.put(suite.name(), suite);

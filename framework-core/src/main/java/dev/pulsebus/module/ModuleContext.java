@@ -2,6 +2,7 @@ package dev.pulsebus.module;
 
 import dev.pulsebus.bus.EventBus;
 import dev.pulsebus.command.CommandRouter;
+import dev.pulsebus.config.Config;
 import dev.pulsebus.kv.Kv;
 import dev.pulsebus.pipeline.MessagePipeline;
 import dev.pulsebus.pipeline.Middleware;
@@ -36,8 +37,14 @@ public interface ModuleContext {
     /** The module's own KV namespace (named after the module); refuses calls once the module is unloaded. */
     Kv kv();
 
-    /** The module's table of the configuration ({@code [modules.<name>]}), as flat string values. */
+    /** The module's table of the configuration ({@code [modules.<name>]}) when it loaded, as flat text values. */
     Map<String, String> settings();
+
+    /**
+     * The bot's live configuration: reads are field reads of the current snapshot; writes
+     * ({@code config().set("modules.<name>.key", v)}) are seen at once and saved to the runtime file.
+     */
+    Config config();
 
     /**
      * Offers {@code service} to other modules under {@code type} (an interface on the bot's classpath).

@@ -2,6 +2,7 @@ package dev.pulsebus.module;
 
 import dev.pulsebus.bus.EventBus;
 import dev.pulsebus.command.CommandRouter;
+import dev.pulsebus.config.Config;
 import dev.pulsebus.kv.KvStore;
 import dev.pulsebus.pipeline.MessagePipeline;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -39,6 +40,7 @@ public final class ModuleHost implements AutoCloseable {
     final @Nullable MessagePipeline pipeline;
     final @Nullable KvStore kv;
     final ServiceDirectory services;
+    final Config config;
     final ScheduledThreadPoolExecutor scheduler;
     private final Function<String, Map<String, String>> settings;
     private final Map<String, Entry> loaded = new LinkedHashMap<>();
@@ -56,7 +58,8 @@ public final class ModuleHost implements AutoCloseable {
         this.router = b.router;
         this.pipeline = b.pipeline;
         this.kv = b.kv;
-        this.settings = b.settings;
+        this.config = b.config;
+        this.settings = b.settings != null ? b.settings : name -> b.config.snapshot().section("modules." + name);
         this.services = new ServiceDirectory(b.meterRegistry);
         this.scheduler = new ScheduledThreadPoolExecutor(1, r -> Thread.ofPlatform().daemon()
                 .name("pulsebus-module-scheduler").unstarted(r));
@@ -233,7 +236,8 @@ public final class ModuleHost implements AutoCloseable {
         private final CommandRouter router;
         private @Nullable MessagePipeline pipeline;
         private @Nullable KvStore kv;
-        private Function<String, Map<String, String>> settings = name -> Map.of();
+        private @Nullable Function<String, Map<String, String>> settings;
+        private Config config = Config.empty();
         private @Nullable MeterRegistry meterRegistry;
 
         private Builder(EventBus bus, CommandRouter router) {
@@ -253,7 +257,13 @@ public final class ModuleHost implements AutoCloseable {
             return this;
         }
 
-        /** Each module's settings, by module name. Default none. */
+        /** The bot's configuration, given to modules as {@link ModuleContext#config()}. Default empty. */
+        public Builder config(Config config) {
+            this.config = Objects.requireNonNull(config, "config");
+            return this;
+        }
+
+        /** Each module's settings, by module name. Default: its {@code modules.<name>} section of the config. */
         public Builder settings(Function<String, Map<String, String>> settings) {
             this.settings = Objects.requireNonNull(settings, "settings");
             return this;

@@ -3,6 +3,7 @@ package dev.pulsebus.module;
 import dev.pulsebus.bus.EventBus;
 import dev.pulsebus.bus.Subscription;
 import dev.pulsebus.command.CommandRouter;
+import dev.pulsebus.config.Config;
 import dev.pulsebus.internal.FailureLog;
 import dev.pulsebus.kv.Kv;
 import dev.pulsebus.pipeline.MessagePipeline;
@@ -92,6 +93,11 @@ final class ModuleScope implements ModuleContext {
     @Override
     public Map<String, String> settings() {
         return settings;
+    }
+
+    @Override
+    public Config config() {
+        return host.config;
     }
 
     @Override

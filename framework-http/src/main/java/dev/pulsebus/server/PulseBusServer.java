@@ -3,6 +3,7 @@ package dev.pulsebus.server;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulsebus.bus.EventBus;
 import dev.pulsebus.command.CommandRouter;
+import dev.pulsebus.config.Config;
 import dev.pulsebus.internal.Json;
 import dev.pulsebus.module.BotModule;
 import dev.pulsebus.module.ModuleException;
@@ -77,6 +78,7 @@ public final class PulseBusServer implements AutoCloseable {
     private final HttpChat chat;
     private final MessagePipeline pipeline;
     private final ModuleHost modules;
+    private final Config liveConfig;
     private final ExecutorService work = Executors.newVirtualThreadPerTaskExecutor();
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
@@ -115,8 +117,10 @@ public final class PulseBusServer implements AutoCloseable {
                 .recordWhen(c -> !HttpChat.PLATFORM.equals(c.platform())) // the http platform records its own
                 .meterRegistry(registry).build();
         pipeline.start();
-        this.modules = ModuleHost.builder(bus, commands).pipeline(pipeline).kv(storage.kv())
-                .settings(name -> config.modules().getOrDefault(name, Map.of())).meterRegistry(registry).build();
+        this.liveConfig = config.file() == null ? Config.empty()
+                : Config.builder(config.file()).optional(true).onChange(bus::publish).build();
+        this.modules = ModuleHost.builder(bus, commands).pipeline(pipeline).kv(storage.kv()).config(liveConfig)
+                .meterRegistry(registry).build();
         loadModules();
 
         HttpHandler handler = new HttpHandler(config, chat, polls, work, config.metricsEnabled() ? registry : null,
@@ -274,6 +278,7 @@ public final class PulseBusServer implements AutoCloseable {
             LOG.warn("Pipeline did not close cleanly: {}", e.toString());
         }
         modules.close(); // newest first; each releases what it registered
+        liveConfig.close(); // writes pending runtime values
         bus.close();
         storage.close();
         workers.shutdownGracefully(100, 5000, TimeUnit.MILLISECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);

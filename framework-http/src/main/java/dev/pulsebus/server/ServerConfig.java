@@ -1,19 +1,13 @@
 package dev.pulsebus.server;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.dataformat.toml.TomlMapper;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
+import dev.pulsebus.config.Config;
+import dev.pulsebus.config.ConfigSnapshot;
 import java.nio.file.Path;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,7 +21,7 @@ public record ServerConfig(
         String instance, boolean metricsEnabled,
         Path dataDir, String jdbcUrl, String username, String password, String synchronous, long cacheSize,
         int keepPerChat, int maxAgeDays,
-        Path modulesDir, Map<String, Map<String, String>> modules) {
+        Path modulesDir, Map<String, Map<String, String>> modules, @Nullable Path file) {
 
     private static final Map<String, Set<String>> KNOWN = Map.of(
             "server", Set.of("host", "port", "token", "max_body_bytes", "max_header_bytes", "max_connections",
@@ -40,86 +34,56 @@ public record ServerConfig(
 
     /** Defaults only (no file). */
     public static ServerConfig defaults() {
-        return from(JsonNodeFactory.instance.objectNode(), Map.of(), "defaults");
+        return from(Config.empty().snapshot(), "defaults", null);
     }
 
     /**
-     * Reads {@code file} (absent and {@code optional}: defaults) and applies {@code env} overrides.
+     * Reads {@code file} (absent and {@code optional}: defaults) and applies {@code env} overrides, through
+     * the same {@link Config} the bot uses.
      *
      * @throws ConfigException naming the file, line and setting that is wrong
      */
     public static ServerConfig load(@Nullable Path file, boolean optional, Map<String, String> env) {
-        ObjectNode root = JsonNodeFactory.instance.objectNode();
-        String source = "defaults";
-        if (file != null) {
-            try {
-                String text = Files.readString(file);
-                JsonNode parsed = new TomlMapper().readTree(text);
-                if (parsed instanceof ObjectNode o) {
-                    root = o;
+        for (String name : env.keySet()) {
+            if (name.startsWith("PULSEBUS_") && !name.startsWith("PULSEBUS_MODULES_")) {
+                String key = name.substring("PULSEBUS_".length()).toLowerCase(Locale.ROOT).replaceFirst("_", ".");
+                int dot = key.indexOf('.');
+                Set<String> keys = dot < 0 ? null : KNOWN.get(key.substring(0, dot));
+                if (keys == null || !keys.contains(key.substring(dot + 1))) {
+                    throw new ConfigException("environment variable " + name + " names no setting (" + key + ")");
                 }
-                source = file.toString();
-            } catch (NoSuchFileException e) {
-                if (!optional) {
-                    throw new ConfigException("config file " + file + " does not exist");
-                }
-            } catch (JsonProcessingException e) {
-                var loc = e.getLocation();
-                throw new ConfigException(file + (loc == null ? "" : ": line " + loc.getLineNr() + ", column "
-                        + loc.getColumnNr()) + ": " + e.getOriginalMessage(), e);
-            } catch (IOException e) {
-                throw new ConfigException("cannot read config file " + file + ": " + e.getMessage(), e);
             }
         }
-        return from(root, env, source);
+        try (Config config = Config.builder(file).optional(optional).env(env).watch(false).build()) {
+            return from(config.snapshot(), file == null ? "defaults" : file.toString(), file);
+        } catch (dev.pulsebus.config.ConfigException e) {
+            throw new ConfigException(e.getMessage(), e);
+        }
     }
 
-    static ServerConfig from(ObjectNode root, Map<String, String> env, String source) {
-        for (Iterator<Map.Entry<String, JsonNode>> it = root.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> section = it.next();
-            Set<String> keys = KNOWN.get(section.getKey());
-            if (keys == null || !section.getValue().isObject()) {
-                throw new ConfigException(source + ": unknown section [" + section.getKey() + "]; known: "
+    static ServerConfig from(ConfigSnapshot snapshot, String source, @Nullable Path file) {
+        Map<String, Map<String, String>> modules = new LinkedHashMap<>();
+        for (String key : new TreeSet<>(snapshot.asMap().keySet())) {
+            int dot = key.indexOf('.');
+            String section = dot < 0 ? key : key.substring(0, dot);
+            Set<String> keys = KNOWN.get(section);
+            if (keys == null || dot < 0) {
+                throw new ConfigException(source + ": unknown section [" + section + "]; known: "
                         + String.join(", ", KNOWN.keySet().stream().sorted().toList()));
             }
-            if (section.getKey().equals("modules")) {
-                continue;
-            }
-            for (Iterator<String> names = section.getValue().fieldNames(); names.hasNext(); ) {
-                String key = names.next();
-                if (!keys.contains(key)) {
-                    throw new ConfigException(source + ": unknown setting " + section.getKey() + "." + key
-                            + "; known in [" + section.getKey() + "]: " + String.join(", ", keys.stream().sorted().toList()));
+            String rest = key.substring(dot + 1);
+            if (section.equals("modules")) {
+                int cut = rest.indexOf('.');
+                if (cut > 0) {
+                    modules.computeIfAbsent(rest.substring(0, cut), m -> new LinkedHashMap<>())
+                            .put(rest.substring(cut + 1), snapshot.getString(key, ""));
                 }
+            } else if (!keys.contains(rest)) {
+                throw new ConfigException(source + ": unknown setting " + key + "; known in [" + section + "]: "
+                        + String.join(", ", keys.stream().sorted().toList()));
             }
         }
-        for (Map.Entry<String, String> e : env.entrySet()) {
-            String name = e.getKey();
-            if (!name.startsWith("PULSEBUS_")) {
-                continue;
-            }
-            String rest = name.substring("PULSEBUS_".length()).toLowerCase(Locale.ROOT);
-            int cut = rest.indexOf('_');
-            if (cut <= 0) {
-                continue;
-            }
-            String section = rest.substring(0, cut);
-            String key = rest.substring(cut + 1);
-            Set<String> keys = KNOWN.get(section);
-            if (keys == null || !keys.contains(key)) {
-                throw new ConfigException("environment variable " + name + " names no setting (" + section + "." + key + ")");
-            }
-            root.withObject("/" + section).put(key, e.getValue());
-        }
-        Reader r = new Reader(root, source);
-        Map<String, Map<String, String>> modules = new LinkedHashMap<>();
-        JsonNode mods = root.path("modules");
-        for (Iterator<Map.Entry<String, JsonNode>> it = mods.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> m = it.next();
-            Map<String, String> settings = new LinkedHashMap<>();
-            m.getValue().fields().forEachRemaining(f -> settings.put(f.getKey(), f.getValue().asText()));
-            modules.put(m.getKey(), Map.copyOf(settings));
-        }
+        Reader r = new Reader(snapshot, source);
         return new ServerConfig(
                 r.text("server", "host", "127.0.0.1"),
                 r.integer("server", "port", 8080, 0, 65535),
@@ -141,7 +105,8 @@ public record ServerConfig(
                 r.integer("transcript", "keep_per_chat", 10_000, 1, 100_000_000),
                 r.integer("transcript", "max_age_days", 30, 1, 36_500),
                 Path.of("modules"),
-                Map.copyOf(modules));
+                modules.entrySet().stream().collect(java.util.stream.Collectors.toUnmodifiableMap(
+                        Map.Entry::getKey, e -> Map.copyOf(e.getValue()))), file);
     }
 
     /** This config with the command line's overrides. */
@@ -149,68 +114,52 @@ public record ServerConfig(
         return new ServerConfig(host, port != null ? port : this.port, token, maxBodyBytes, maxHeaderBytes,
                 maxConnections, requestTimeoutMs, maxPendingMessages, maxPollTimeoutMs, instance,
                 metricsEnabled, dataDir != null ? dataDir : this.dataDir, jdbcUrl, username, password, synchronous,
-                cacheSize, keepPerChat, maxAgeDays, modulesDir, modules);
+                cacheSize, keepPerChat, maxAgeDays, modulesDir, modules, file);
     }
 
-    /** Typed reads of one setting with its default and range; values from the environment are text. */
-    private record Reader(ObjectNode root, String source) {
-        private @Nullable JsonNode node(String section, String key) {
-            JsonNode n = root.path(section).get(key);
-            return n == null || n.isNull() ? null : n;
-        }
-
+    /** Typed reads of one setting with its default and range, naming the setting when it is wrong. */
+    private record Reader(ConfigSnapshot snapshot, String source) {
         String text(String section, String key, String dflt) {
-            JsonNode n = node(section, key);
-            if (n == null) {
-                return dflt;
-            }
-            if (!n.isValueNode()) {
-                throw bad(section, key, "text", n);
-            }
-            return n.asText();
+            Object v = snapshot.asMap().get(section + "." + key);
+            return v == null ? dflt : v.toString();
         }
 
         int integer(String section, String key, int dflt, int min, int max) {
-            JsonNode n = node(section, key);
-            if (n == null) {
+            Object v = snapshot.asMap().get(section + "." + key);
+            if (v == null) {
                 return dflt;
             }
-            long v;
-            if (n.isIntegralNumber()) {
-                v = n.asLong();
-            } else if (n.isTextual()) {
-                try {
-                    v = Long.parseLong(n.asText().trim());
-                } catch (NumberFormatException e) {
-                    throw bad(section, key, "an integer", n);
-                }
+            long n;
+            if (v instanceof Long l) {
+                n = l;
             } else {
-                throw bad(section, key, "an integer", n);
+                try {
+                    n = Long.parseLong(v.toString().trim());
+                } catch (NumberFormatException e) {
+                    throw bad(section, key, "an integer", v);
+                }
             }
-            if (v < min || v > max) {
+            if (n < min || n > max) {
                 throw new ConfigException(source + ": " + section + "." + key + " must be between " + min + " and "
-                        + max + ", was " + v);
+                        + max + ", was " + n);
             }
-            return (int) v;
+            return (int) n;
         }
 
         boolean bool(String section, String key, boolean dflt) {
-            JsonNode n = node(section, key);
-            if (n == null) {
+            Object v = snapshot.asMap().get(section + "." + key);
+            if (v == null) {
                 return dflt;
             }
-            if (n.isBoolean()) {
-                return n.asBoolean();
+            if (v instanceof Boolean b) {
+                return b;
             }
-            String t = n.asText().trim().toLowerCase(Locale.ROOT);
-            if (t.equals("true") || t.equals("false")) {
-                return Boolean.parseBoolean(t);
-            }
-            throw bad(section, key, "true or false", n);
+            throw bad(section, key, "true or false", v);
         }
 
-        private ConfigException bad(String section, String key, String wanted, JsonNode n) {
-            return new ConfigException(source + ": " + section + "." + key + " must be " + wanted + ", was " + n);
+        private ConfigException bad(String section, String key, String wanted, Object v) {
+            return new ConfigException(source + ": " + section + "." + key + " must be " + wanted + ", was "
+                    + (v instanceof String ? "\"" + v + "\"" : v));
         }
     }
 }

@@ -6,7 +6,7 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Whether the database answers: every call's outcome updates it, and a background virtual thread pings
+ * Whether the database answers: every call's outcome updates it, and a background thread pings
  * the database once a second, so {@link #up()} is a field read that never waits (a {@code /health}
  * under load is not database load) and is at most about a second behind.
  */
@@ -22,7 +22,7 @@ final class StorageHealth implements AutoCloseable {
 
     StorageHealth(DataSource dataSource) {
         this.dataSource = dataSource;
-        this.pinger = Thread.ofVirtual().name("pulsebus-storage-health").start(this::pingLoop);
+        this.pinger = Thread.ofPlatform().daemon().name("pulsebus-storage-health").start(this::pingLoop);
     }
 
     void succeeded() {

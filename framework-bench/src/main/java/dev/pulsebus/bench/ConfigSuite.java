@@ -1,0 +1,19 @@
+package dev.pulsebus.bench;
+
+import dev.pulsebus.bench.config.ConfigBench;
+import java.util.List;
+
+/** The {@code config} suite: a hot read and a lazy (coalesced, background-flushed) write. */
+final class ConfigSuite {
+
+    private ConfigSuite() {
+    }
+
+    static Suite create() {
+        return new JmhSuite("config", ConfigBench.class, List.of(), List.of(
+                new JmhSuite.RowSpec("get_hot", false, "config.getInt of a present key: a volatile read and a map lookup",
+                        new JmhSuite.Target(200e6, null, 0, 1)),
+                new JmhSuite.RowSpec("set_lazy", false, "config.set: a new snapshot at once, the runtime file written"
+                        + " in the background at most every 200 ms", new JmhSuite.Target(1e6, null, 0, -1))));
+    }
+}

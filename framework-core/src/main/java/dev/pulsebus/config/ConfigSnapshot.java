@@ -1,0 +1,113 @@
+package dev.pulsebus.config;
+
+import java.time.Duration;
+import java.util.Collections;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * One immutable state of the configuration: flat dotted keys ({@code server.port},
+ * {@code modules.weather.city}) to values (String, Long, Double, Boolean). Getters never allocate for
+ * values of the right type and return the default when a key is absent.
+ *
+ * @throws ConfigException from a getter when the value is there but of another type
+ */
+public final class ConfigSnapshot {
+
+    private final Map<String, Object> values;
+
+    ConfigSnapshot(Map<String, Object> values) {
+        this.values = values;
+    }
+
+    public String getString(String key, String dflt) {
+        Object v = values.get(key);
+        return v == null ? dflt : v.toString();
+    }
+
+    public long getLong(String key, long dflt) {
+        Object v = values.get(key);
+        if (v == null) {
+            return dflt;
+        }
+        if (v instanceof Long l) {
+            return l;
+        }
+        throw wrongType(key, v, "an integer");
+    }
+
+    public int getInt(String key, int dflt) {
+        long v = getLong(key, dflt);
+        if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
+            throw new ConfigException(key + " must fit an int, was " + v);
+        }
+        return (int) v;
+    }
+
+    public double getDouble(String key, double dflt) {
+        Object v = values.get(key);
+        if (v == null) {
+            return dflt;
+        }
+        if (v instanceof Number n) {
+            return n.doubleValue();
+        }
+        throw wrongType(key, v, "a number");
+    }
+
+    public boolean getBoolean(String key, boolean dflt) {
+        Object v = values.get(key);
+        if (v == null) {
+            return dflt;
+        }
+        if (v instanceof Boolean b) {
+            return b;
+        }
+        throw wrongType(key, v, "true or false");
+    }
+
+    /** A duration written as milliseconds (an integer) or ISO-8601 text ({@code "PT30S"}). */
+    public Duration getDuration(String key, Duration dflt) {
+        Object v = values.get(key);
+        if (v == null) {
+            return dflt;
+        }
+        if (v instanceof Long ms) {
+            return Duration.ofMillis(ms);
+        }
+        try {
+            return Duration.parse(v.toString());
+        } catch (RuntimeException e) {
+            throw wrongType(key, v, "milliseconds or an ISO-8601 duration like PT30S");
+        }
+    }
+
+    public boolean has(String key) {
+        return values.containsKey(key);
+    }
+
+    /** The keys under {@code prefix + "."}, with the prefix removed, to their values as text, sorted. */
+    public Map<String, String> section(String prefix) {
+        String p = prefix + ".";
+        Map<String, String> out = new TreeMap<>();
+        values.forEach((k, v) -> {
+            if (k.startsWith(p)) {
+                out.put(k.substring(p.length()), v.toString());
+            }
+        });
+        return Collections.unmodifiableMap(out);
+    }
+
+    Map<String, Object> values() {
+        return values;
+    }
+
+    /** Every key and value. */
+    public Map<String, Object> asMap() {
+        return Collections.unmodifiableMap(values);
+    }
+
+    private static ConfigException wrongType(String key, Object v, String wanted) {
+        return new ConfigException(key + " must be " + wanted + ", was " + v);
+    }
+}

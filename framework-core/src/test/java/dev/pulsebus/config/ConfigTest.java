@@ -1,0 +1,131 @@
+package dev.pulsebus.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ConfigTest {
+
+    @TempDir
+    Path dir;
+
+    private Path file(String toml) throws Exception {
+        return Files.writeString(dir.resolve("pulsebus.toml"), toml);
+    }
+
+    @Test
+    void typedGettersWithDefaultsAndEnvironmentOverrides() throws Exception {
+        Path f = file("""
+                [server]
+                port = 8080
+                host = "127.0.0.1"
+                [metrics]
+                enabled = true
+                [modules.weather]
+                city = "Tokyo"
+                ratio = 0.5
+                timeout = "PT2S"
+                """);
+        try (Config c = Config.builder(f).watch(false).env(Map.of("PULSEBUS_SERVER_PORT", "9090",
+                "PULSEBUS_MODULES_WEATHER__CITY", "Paris", "PATH", "/bin")).build()) {
+            assertThat(c.getInt("server.port", 1)).isEqualTo(9090);
+            assertThat(c.getString("server.host", "")).isEqualTo("127.0.0.1");
+            assertThat(c.getBoolean("metrics.enabled", false)).isTrue();
+            assertThat(c.getString("modules.weather.city", "")).isEqualTo("Paris");
+            assertThat(c.getDouble("modules.weather.ratio", 0)).isEqualTo(0.5);
+            assertThat(c.getDuration("modules.weather.timeout", Duration.ZERO)).isEqualTo(Duration.ofSeconds(2));
+            assertThat(c.getInt("absent.key", 42)).isEqualTo(42);
+            assertThat(c.snapshot().section("modules.weather")).containsEntry("city", "Paris").containsKey("ratio");
+            assertThatThrownBy(() -> c.getInt("server.host", 0)).isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("server.host must be an integer");
+        }
+    }
+
+    @Test
+    void aBrokenFileAtStartNamesTheLine() throws Exception {
+        Path f = file("[server]\nport = 8080\nhost = \"oops\n");
+        assertThatThrownBy(() -> Config.builder(f).watch(false).env(Map.of()).build())
+                .isInstanceOf(ConfigException.class).hasMessageContaining("line 3");
+        assertThatThrownBy(() -> Config.builder(dir.resolve("nope.toml")).watch(false).build())
+                .hasMessageContaining("does not exist");
+    }
+
+    @Test
+    void writesAreSeenAtOnceCoalescedAndFlushedAtomicallyToTheRuntimeFile() throws Exception {
+        Path f = file("# the operator's comment\n[bot]\nname = \"ann\"\n");
+        List<ConfigChanged> changes = new CopyOnWriteArrayList<>();
+        try (Config c = Config.builder(f).watch(false).env(Map.of()).flushDelay(Duration.ofMillis(100))
+                .onChange(changes::add).build()) {
+            for (int i = 0; i < 1000; i++) {
+                c.set("modules.counter.n", i);
+            }
+            c.set("bot.name", "bob");
+            assertThat(c.getInt("modules.counter.n", -1)).isEqualTo(999);
+            assertThat(c.getString("bot.name", "")).isEqualTo("bob");
+            assertThat(Files.exists(c.runtimeFile())).as("not written before the delay").isFalse();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!Files.exists(c.runtimeFile()) && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            String runtime = Files.readString(c.runtimeFile());
+            assertThat(runtime).contains("999").contains("bob"); // read back below through a fresh Config
+            assertThat(Files.readString(f)).as("the operator's file is untouched")
+                    .isEqualTo("# the operator's comment\n[bot]\nname = \"ann\"\n");
+            assertThat(Files.exists(c.runtimeFile().resolveSibling("pulsebus.runtime.toml.tmp"))).isFalse();
+            assertThat(changes).hasSize(1001);
+        }
+        try (Config again = Config.builder(f).watch(false).env(Map.of()).build()) {
+            assertThat(again.getInt("modules.counter.n", -1)).isEqualTo(999);
+            assertThat(again.getString("bot.name", "")).isEqualTo("bob");
+        }
+    }
+
+    @Test
+    void closeFlushesPendingWrites() throws Exception {
+        Path f = file("");
+        Config c = Config.builder(f).watch(false).env(Map.of()).flushDelay(Duration.ofHours(1)).build();
+        c.set("a.b", true);
+        c.close();
+        try (Config again = Config.builder(f).watch(false).env(Map.of()).build()) {
+            assertThat(again.getBoolean("a.b", false)).isTrue();
+        }
+    }
+
+    @Test
+    void anEditIsPickedUpAndABrokenEditKeepsTheLastGoodSnapshot() throws Exception {
+        Path f = file("[server]\nport = 8080\n");
+        List<ConfigChanged> changes = new CopyOnWriteArrayList<>();
+        try (Config c = Config.builder(f).env(Map.of()).onChange(changes::add).build()) {
+            Files.writeString(f, "[server]\nport = 9000\n");
+            awaitValue(c, 9000);
+            assertThat(changes).extracting(ConfigChanged::keys).contains(java.util.Set.of("server.port"));
+
+            Files.writeString(f, "[server]\nport = = broken\n");
+            Thread.sleep(500);
+            assertThat(c.reload()).isEmpty(); // what the watcher does; the broken file changes nothing
+            assertThat(c.getInt("server.port", 0)).isEqualTo(9000);
+
+            Files.writeString(f, "[server]\nport = 9001\n");
+            awaitValue(c, 9001);
+        }
+    }
+
+    private static void awaitValue(Config c, int port) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (c.getInt("server.port", 0) != port && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(c.getInt("server.port", 0)).isEqualTo(port);
+    }
+}
