@@ -1,5 +1,6 @@
 package dev.pulsebus.server;
 
+import dev.pulsebus.config.ConfigException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulsebus.bus.EventBus;
 import dev.pulsebus.command.CommandRouter;

@@ -1,5 +1,6 @@
 package dev.pulsebus.server;
 
+import dev.pulsebus.config.ConfigException;
 import dev.pulsebus.config.Config;
 import dev.pulsebus.config.ConfigSnapshot;
 import java.nio.file.Path;
@@ -56,8 +57,6 @@ public record ServerConfig(
         }
         try (Config config = Config.builder(file).optional(optional).env(env).watch(false).build()) {
             return from(config.snapshot(), file == null ? "defaults" : file.toString(), file);
-        } catch (dev.pulsebus.config.ConfigException e) {
-            throw new ConfigException(e.getMessage(), e);
         }
     }
 

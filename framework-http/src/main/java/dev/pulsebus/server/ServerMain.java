@@ -1,5 +1,6 @@
 package dev.pulsebus.server;
 
+import dev.pulsebus.config.ConfigException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;

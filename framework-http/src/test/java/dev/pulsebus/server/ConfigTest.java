@@ -1,5 +1,6 @@
 package dev.pulsebus.server;
 
+import dev.pulsebus.config.ConfigException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
