@@ -25,7 +25,7 @@ class ReadmeExampleTest {
     private static final Path SOURCES = Path.of("src", "test", "java", "dev", "pulsebus", "example");
 
     @ParameterizedTest
-    @ValueSource(strings = {"EmbeddingExample.java", "CommandExample.java"})
+    @ValueSource(strings = {"EmbeddingExample.java", "CommandExample.java", "ModuleExample.java"})
     void readmeShowsTheCompiledExampleVerbatim(String file) throws IOException {
         String source = Files.readString(SOURCES.resolve(file));
         String body = source.substring(source.indexOf("import ")).strip();
@@ -50,6 +50,12 @@ class ReadmeExampleTest {
                 "bot> argument 1: expected a number, got 'abc'. Usage: /roll <sides>",
                 "/roll abc -> BAD_ARGS",
                 "hello there -> NOT_COMMAND");
+    }
+
+    @Test
+    void moduleExampleRunsAsTheReadmeSays() {
+        assertThat(run(ModuleExample::main)).containsExactly("loaded weather", "loaded greeter",
+                "Hello ann! Sunny in Tokyo", "still loaded: [weather]");
     }
 
     private static List<String> run(Consumer<String[]> main) {
