@@ -66,6 +66,20 @@ public interface ModuleContext {
     /** Runs {@code task} every {@code period} on a virtual thread; cancelled when the module unloads. */
     ScheduledFuture<?> every(Duration period, Runnable task);
 
+    /**
+     * Serves {@code route} at {@code /modules/<name><path>} for {@code method} (the standalone server; a bot
+     * without one keeps the route unused). Removed when the module unloads.
+     */
+    void route(String method, String path, HttpRoute route);
+
+    /**
+     * Applies the module's own Flyway migrations from classpath folder {@code location} (found through the
+     * module's class loader), recorded in the module's own history table; returns how many ran.
+     *
+     * @throws ModuleException when the bot has no storage
+     */
+    int migrate(String location);
+
     /** Closes {@code resource} when the module unloads (in reverse order with everything else). */
     void onRelease(AutoCloseable resource);
 }

@@ -41,6 +41,8 @@ public final class ModuleHost implements AutoCloseable {
     final @Nullable KvStore kv;
     final ServiceDirectory services;
     final Config config;
+    final Routes routes;
+    final @Nullable Migrator migrator;
     final ScheduledThreadPoolExecutor scheduler;
     private final Function<String, Map<String, String>> settings;
     private final Map<String, Entry> loaded = new LinkedHashMap<>();
@@ -59,6 +61,8 @@ public final class ModuleHost implements AutoCloseable {
         this.pipeline = b.pipeline;
         this.kv = b.kv;
         this.config = b.config;
+        this.routes = b.routes;
+        this.migrator = b.migrator;
         this.settings = b.settings != null ? b.settings : name -> b.config.snapshot().section("modules." + name);
         this.services = new ServiceDirectory(b.meterRegistry);
         this.scheduler = new ScheduledThreadPoolExecutor(1, r -> Thread.ofPlatform().daemon()
@@ -139,7 +143,7 @@ public final class ModuleHost implements AutoCloseable {
                 throw new ModuleException("module '" + name + "' needs '" + dep + "', which is not loaded");
             }
         }
-        ModuleScope scope = new ModuleScope(name, this, settings.apply(name));
+        ModuleScope scope = new ModuleScope(name, this, settings.apply(name), module.getClass().getClassLoader());
         try {
             module.onLoad(scope);
         } catch (Exception | LinkageError e) {
@@ -238,6 +242,8 @@ public final class ModuleHost implements AutoCloseable {
         private @Nullable KvStore kv;
         private @Nullable Function<String, Map<String, String>> settings;
         private Config config = Config.empty();
+        private Routes routes = new Routes();
+        private @Nullable Migrator migrator;
         private @Nullable MeterRegistry meterRegistry;
 
         private Builder(EventBus bus, CommandRouter router) {
@@ -260,6 +266,18 @@ public final class ModuleHost implements AutoCloseable {
         /** The bot's configuration, given to modules as {@link ModuleContext#config()}. Default empty. */
         public Builder config(Config config) {
             this.config = Objects.requireNonNull(config, "config");
+            return this;
+        }
+
+        /** Where module HTTP routes go (the server serves them). Default: a table nobody serves. */
+        public Builder routes(Routes routes) {
+            this.routes = Objects.requireNonNull(routes, "routes");
+            return this;
+        }
+
+        /** What applies module migrations ({@code storage::migrate}). Default none. */
+        public Builder migrator(@Nullable Migrator migrator) {
+            this.migrator = migrator;
             return this;
         }
 

@@ -28,6 +28,7 @@ final class ModuleScope implements ModuleContext {
     private static final Logger LOG = LoggerFactory.getLogger(ModuleScope.class);
 
     private final String name;
+    private final ClassLoader loader;
     private final ModuleHost host;
     private final OwnedBus bus;
     private final OwnedRouter commands;
@@ -37,8 +38,9 @@ final class ModuleScope implements ModuleContext {
     private @Nullable OwnedKv kv;
     private volatile boolean released;
 
-    ModuleScope(String name, ModuleHost host, Map<String, String> settings) {
+    ModuleScope(String name, ModuleHost host, Map<String, String> settings, ClassLoader loader) {
         this.name = name;
+        this.loader = loader;
         this.host = host;
         this.settings = Map.copyOf(settings);
         this.bus = new OwnedBus(host.bus, this);
@@ -93,6 +95,22 @@ final class ModuleScope implements ModuleContext {
     @Override
     public Map<String, String> settings() {
         return settings;
+    }
+
+    @Override
+    public void route(String method, String path, HttpRoute route) {
+        ensureOpen();
+        Runnable remove = host.routes.add(name, method, path, route);
+        onRelease(remove::run);
+    }
+
+    @Override
+    public int migrate(String location) {
+        ensureOpen();
+        if (host.migrator == null) {
+            throw new ModuleException("module '" + name + "': this bot has no storage to migrate");
+        }
+        return host.migrator.migrate(name, loader, location);
     }
 
     @Override

@@ -2,6 +2,8 @@ package dev.pulsebus.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pulsebus.internal.Json;
+import dev.pulsebus.module.HttpRoute;
+import dev.pulsebus.module.Routes;
 import dev.pulsebus.transcript.TranscriptRecord;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -27,7 +29,9 @@ import io.netty.handler.codec.http.TooLongHttpLineException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -59,14 +63,16 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private final @Nullable PrometheusMeterRegistry prometheus;
     private final MeterRegistry registry;
     private final Supplier<Health> health;
+    private final Routes routes;
     private final byte[] token;
     /** The bounded label set of pulsebus_http_requests_total: these routes times the status codes. */
     private static final List<String> ROUTES = List.of("health", "metrics", "say", "history", "poll", "messages",
-            "api", "unknown", "bad");
+            "api", "module", "unknown", "bad");
     private final Counter[][] counters = new Counter[ROUTES.size()][600];
 
     HttpHandler(ServerConfig config, HttpChat chat, LongPollRooms polls, ExecutorService work,
-                @Nullable PrometheusMeterRegistry prometheus, MeterRegistry registry, Supplier<Health> health) {
+                @Nullable PrometheusMeterRegistry prometheus, MeterRegistry registry, Supplier<Health> health,
+                Routes routes) {
         super(true);
         this.config = config;
         this.chat = chat;
@@ -75,6 +81,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         this.prometheus = prometheus;
         this.registry = registry;
         this.health = health;
+        this.routes = routes;
         this.token = config.token().isEmpty() ? null : ("Bearer " + config.token()).getBytes(StandardCharsets.UTF_8);
     }
 
@@ -109,25 +116,76 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             api(ctx, req, uri, path, keepAlive);
             return;
         }
+        if (path.startsWith("/modules/")) {
+            if (authorized(ctx, req)) {
+                module(ctx, req, uri, path, keepAlive);
+            }
+            return;
+        }
         fail(ctx, "unknown", HttpResponseStatus.NOT_FOUND, "no such path: " + path, keepAlive);
+    }
+
+    /** A module's route, run on a virtual thread (module code may block). */
+    private void module(ChannelHandlerContext ctx, FullHttpRequest req, QueryStringDecoder uri, String path,
+                        boolean keepAlive) {
+        HttpRoute route = routes.find(req.method().name(), path);
+        if (route == null) {
+            if (routes.hasPath(path)) {
+                fail(ctx, "module", HttpResponseStatus.METHOD_NOT_ALLOWED, req.method().name() + " is not routed at " + path,
+                        keepAlive);
+            } else {
+                fail(ctx, "unknown", HttpResponseStatus.NOT_FOUND, "no such path: " + path, keepAlive);
+            }
+            return;
+        }
+        String module = path.substring("/modules/".length());
+        String sub = module.indexOf('/') < 0 ? "/" : module.substring(module.indexOf('/'));
+        Map<String, String> query = new LinkedHashMap<>();
+        uri.parameters().forEach((k, v) -> query.put(k, v.isEmpty() ? "" : v.get(0)));
+        HttpRoute.Request request = new HttpRoute.Request(req.method().name(), sub, query,
+                req.content().toString(StandardCharsets.UTF_8));
+        work.execute(() -> {
+            HttpRoute.Reply reply;
+            try {
+                reply = route.handle(request);
+            } catch (Exception | LinkageError e) {
+                LOG.warn("Route {} {} failed: {}", request.method(), path, e.toString());
+                fail(ctx, "module", HttpResponseStatus.INTERNAL_SERVER_ERROR, "the module failed: " + e.getMessage(),
+                        keepAlive);
+                return;
+            }
+            HttpResponseStatus status = HttpResponseStatus.valueOf(reply.status());
+            count("module", status);
+            Responses.write(ctx, status, reply.contentType(),
+                    Unpooled.wrappedBuffer(reply.body().getBytes(StandardCharsets.UTF_8)), keepAlive);
+        });
+    }
+
+    /** True when no token is set or the request carries it; otherwise answers 401. */
+    private boolean authorized(ChannelHandlerContext ctx, FullHttpRequest req) {
+        if (token == null) {
+            return true;
+        }
+        String auth = req.headers().get(HttpHeaderNames.AUTHORIZATION, "");
+        if (MessageDigest.isEqual(token, auth.getBytes(StandardCharsets.UTF_8))) {
+            return true;
+        }
+        FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.UNAUTHORIZED,
+                Unpooled.wrappedBuffer(Responses.bytes(Json.MAPPER.createObjectNode()
+                        .put("error", "missing or wrong token: send Authorization: Bearer <token>")
+                        .put("status", 401))));
+        res.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer")
+                .set(HttpHeaderNames.CONTENT_TYPE, Responses.JSON)
+                .setInt(HttpHeaderNames.CONTENT_LENGTH, res.content().readableBytes());
+        count("api", res.status());
+        ctx.writeAndFlush(res);
+        return false;
     }
 
     private void api(ChannelHandlerContext ctx, FullHttpRequest req, QueryStringDecoder uri, String path,
                      boolean keepAlive) {
-        if (token != null) {
-            String auth = req.headers().get(HttpHeaderNames.AUTHORIZATION, "");
-            if (!MessageDigest.isEqual(token, auth.getBytes(StandardCharsets.UTF_8))) {
-                FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.UNAUTHORIZED,
-                        Unpooled.wrappedBuffer(Responses.bytes(Json.MAPPER.createObjectNode()
-                                .put("error", "missing or wrong token: send Authorization: Bearer <token>")
-                                .put("status", 401))));
-                res.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer")
-                        .set(HttpHeaderNames.CONTENT_TYPE, Responses.JSON)
-                        .setInt(HttpHeaderNames.CONTENT_LENGTH, res.content().readableBytes());
-                count("api", res.status());
-                ctx.writeAndFlush(res);
-                return;
-            }
+        if (!authorized(ctx, req)) {
+            return;
         }
         String[] parts = path.split("/", -1); // "", "api", "rooms", room, action
         if (parts.length != 5 || !parts[2].equals("rooms")) {

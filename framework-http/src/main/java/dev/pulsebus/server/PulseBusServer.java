@@ -9,6 +9,7 @@ import dev.pulsebus.internal.Json;
 import dev.pulsebus.module.BotModule;
 import dev.pulsebus.module.ModuleException;
 import dev.pulsebus.module.ModuleHost;
+import dev.pulsebus.module.Routes;
 import dev.pulsebus.module.Modules;
 import dev.pulsebus.pipeline.MessagePipeline;
 import dev.pulsebus.storage.Storage;
@@ -80,6 +81,7 @@ public final class PulseBusServer implements AutoCloseable {
     private final MessagePipeline pipeline;
     private final ModuleHost modules;
     private final Config liveConfig;
+    private final Routes routes = new Routes();
     private final ExecutorService work = Executors.newVirtualThreadPerTaskExecutor();
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
@@ -121,11 +123,11 @@ public final class PulseBusServer implements AutoCloseable {
         this.liveConfig = config.file() == null ? Config.empty()
                 : Config.builder(config.file()).optional(true).onChange(bus::publish).build();
         this.modules = ModuleHost.builder(bus, commands).pipeline(pipeline).kv(storage.kv()).config(liveConfig)
-                .meterRegistry(registry).build();
+                .routes(routes).migrator(storage::migrate).meterRegistry(registry).build();
         loadModules();
 
         HttpHandler handler = new HttpHandler(config, chat, polls, work, config.metricsEnabled() ? registry : null,
-                registry, this::health);
+                registry, this::health, routes);
         this.initializer = new ServerInitializer(config, handler);
         bindMeters();
         boolean epoll = Epoll.isAvailable();

@@ -1,0 +1,62 @@
+package dev.pulsebus.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pulsebus.module.BotModule;
+import dev.pulsebus.module.HttpRoute;
+import dev.pulsebus.module.ModuleContext;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A module loaded into a running server serves its HTTP routes, migrates its tables, and takes both away on unload. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ModuleRoutesTest {
+
+    @TempDir
+    Path dir;
+
+    static final class Counter implements BotModule {
+        @Override
+        public String name() {
+            return "counter";
+        }
+
+        @Override
+        public void onLoad(ModuleContext ctx) {
+            ctx.migrate("db/routes-test");
+            ctx.route("GET", "/hello", req -> HttpRoute.Reply.text(200, "hello " + req.query().getOrDefault("name", "you")));
+            ctx.route("POST", "/echo", req -> HttpRoute.Reply.json(200, req.body()));
+            ctx.route("GET", "/fail", req -> {
+                throw new IllegalStateException("broken on purpose");
+            });
+        }
+    }
+
+    @Test
+    void routesAreServedWhileTheModuleIsLoaded() throws Exception {
+        try (TestServer t = new TestServer(dir, "")) {
+            t.server.modules().load(new Counter());
+            HttpResponse<String> hello = t.get("/modules/counter/hello?name=ann");
+            assertThat(hello.statusCode()).isEqualTo(200);
+            assertThat(hello.body()).isEqualTo("hello ann");
+            assertThat(hello.headers().firstValue("content-type")).hasValue("text/plain; charset=utf-8");
+            assertThat(t.post("/modules/counter/echo", "{\"a\":1}").body()).isEqualTo("{\"a\":1}");
+            assertThat(t.post("/modules/counter/hello", "").statusCode()).isEqualTo(405);
+            HttpResponse<String> fail = t.get("/modules/counter/fail");
+            assertThat(fail.statusCode()).isEqualTo(500);
+            assertThat(fail.body()).contains("broken on purpose");
+            assertThat(t.get("/modules/counter/nope").statusCode()).isEqualTo(404);
+
+            t.server.modules().unload("counter");
+            assertThat(t.get("/modules/counter/hello").statusCode()).isEqualTo(404);
+
+            // Its migration ran once: loading again applies nothing new and works.
+            t.server.modules().load(new Counter());
+            assertThat(t.get("/modules/counter/hello").statusCode()).isEqualTo(200);
+        }
+    }
+}

@@ -1,0 +1,1 @@
+CREATE TABLE routes_test_hits (id INTEGER PRIMARY KEY);
