@@ -22,7 +22,7 @@ public final class BenchMain {
         Map<String, Suite> all = new LinkedHashMap<>();
         for (Suite suite : List.of(ConfigSuite.create(), EventSuite.create(), RouterSuite.create(), BridgeSuite.bridge(),
                 BridgeSuite.send(), StorageSuite.create(),
-                new ModuleSuite(), new HttpSuite(), new LongPollSuite(), new OverallSuite())) {
+                new ModuleSuite(), new HttpSuite(), new LongPollSuite(), new OverallSuite(), new StartupSuite())) {
             all.put(suite.name(), suite);
         }
         return all;
@@ -133,11 +133,21 @@ public final class BenchMain {
         options.dataDir = java.nio.file.Files.createTempDirectory("pulsebus-bench-");
         try {
             int n = 0;
+            long started = System.nanoTime();
             for (String name : options.suites) {
                 n++;
-                System.out.printf("%n=== suite %s (%d of %d)%s ===%n", name, n, options.suites.size(),
-                        options.quick ? ", quick" : "");
-                rows.addAll(suites.get(name).run(options));
+                long left = 0;
+                for (String rest : options.suites.subList(n - 1, options.suites.size())) {
+                    left += estimateSeconds(rest, options.quick);
+                }
+                System.out.printf("%n=== suite %s (%d of %d)%s, about %d min left ===%n", name, n, options.suites.size(),
+                        options.quick ? ", quick" : "", Math.max(1, Math.round(left / 60.0)));
+                long t0 = System.nanoTime();
+                try (Profile profile = Profile.start(options, name)) {
+                    rows.addAll(suites.get(name).run(options));
+                }
+                System.out.printf("=== suite %s done in %d s (%d s so far) ===%n", name,
+                        (System.nanoTime() - t0) / 1_000_000_000L, (System.nanoTime() - started) / 1_000_000_000L);
             }
         } finally {
             if (options.keep) {
@@ -147,6 +157,53 @@ public final class BenchMain {
             }
         }
         return new Results(meta, rows);
+    }
+
+    /** Rough run time of a suite on the reference machine, for the progress line. */
+    static long estimateSeconds(String suite, boolean quick) {
+        long full = switch (suite) {
+            case "config", "send", "module" -> 40;
+            case "event" -> 130;
+            case "router", "bridge" -> 90;
+            case "storage" -> 170;
+            case "http" -> 80;
+            case "longpoll", "overall", "startup" -> 45;
+            default -> 60;
+        };
+        return quick ? full / 3 : full;
+    }
+
+    /** A JFR recording of this JVM while a suite runs ({@code --profile}); JMH's forks record their own. */
+    private static final class Profile implements AutoCloseable {
+        private final jdk.jfr.Recording recording;
+        private final Path file;
+
+        private Profile(jdk.jfr.Recording recording, Path file) {
+            this.recording = recording;
+            this.file = file;
+        }
+
+        static Profile start(BenchOptions options, String suite) throws Exception {
+            if (!options.profile) {
+                return new Profile(null, null);
+            }
+            Path file = options.out.resolve("profile").resolve(suite + ".jfr");
+            java.nio.file.Files.createDirectories(file.getParent());
+            jdk.jfr.Recording r = new jdk.jfr.Recording(jdk.jfr.Configuration.getConfiguration("profile"));
+            r.setName("pulsebus-" + suite);
+            r.start();
+            return new Profile(r, file);
+        }
+
+        @Override
+        public void close() throws java.io.IOException {
+            if (recording != null) {
+                recording.stop();
+                recording.dump(file);
+                recording.close();
+                System.out.println("profile: " + file.toAbsolutePath());
+            }
+        }
     }
 
     private static void deleteTree(Path dir) throws java.io.IOException {

@@ -12,7 +12,7 @@ final class BenchOptions {
 
     static final String USAGE = """
             usage: BenchMain [--quick] [--suite NAME]... [--json FILE] [--compare FILE] [--html FILE]
-                             [--out DIR] [--backend NAME] [--keep]
+                             [--out DIR] [--backend NAME] [--keep] [--profile]
               --quick          about a quarter of the samples: a smoke run
               --suite NAME     run this suite (repeatable; default: all). Suites: %s
               --json FILE      also write the results to FILE (a baseline to keep)
@@ -21,6 +21,7 @@ final class BenchOptions {
               --out DIR        where results.json goes (default: target/bench)
               --backend NAME   storage backend for storage rows: sqlite (default), postgres, mysql
               --keep           keep the temporary data directory (its path is printed) for inspection
+              --profile        record a JFR profile per suite in DIR/profile (open with JDK Mission Control)
               --help           this text
             """;
 
@@ -32,11 +33,12 @@ final class BenchOptions {
     final Path out;
     final String backend;
     final boolean keep;
+    final boolean profile;
     /** The run's temporary data directory, set by {@link BenchMain#run(BenchOptions, java.util.Map)}. */
     Path dataDir;
 
     private BenchOptions(boolean quick, List<String> suites, Path json, Path compare, Path html, Path out,
-                         String backend, boolean keep) {
+                         String backend, boolean keep, boolean profile) {
         this.quick = quick;
         this.suites = List.copyOf(suites);
         this.json = json;
@@ -45,6 +47,7 @@ final class BenchOptions {
         this.out = out;
         this.backend = backend;
         this.keep = keep;
+        this.profile = profile;
     }
 
     /** Thrown for a command line that cannot run; its message is meant for the user, with the usage. */
@@ -65,11 +68,13 @@ final class BenchOptions {
         Path out = Path.of("target", "bench");
         String backend = "sqlite";
         boolean keep = false;
+        boolean profile = false;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
                 case "--quick" -> quick = true;
                 case "--keep" -> keep = true;
+                case "--profile" -> profile = true;
                 case "--suite" -> {
                     String s = value(args, ++i, a);
                     if (!knownSuites.contains(s)) {
@@ -97,7 +102,7 @@ final class BenchOptions {
         if (suites.isEmpty()) {
             suites.addAll(knownSuites);
         }
-        return new BenchOptions(quick, suites, json, compare, html, out, backend, keep);
+        return new BenchOptions(quick, suites, json, compare, html, out, backend, keep, profile);
     }
 
     private static String value(String[] args, int i, String flag) throws UsageException {

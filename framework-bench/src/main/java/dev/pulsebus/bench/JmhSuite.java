@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.profile.GCProfiler;
+import org.openjdk.jmh.profile.JavaFlightRecorderProfiler;
 import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
@@ -112,6 +113,11 @@ final class JmhSuite implements Suite {
                 .threads(1)
                 .shouldFailOnError(true)
                 .jvmArgs(BenchMain.forkArgs(options).toArray(String[]::new));
+        if (options.profile) {
+            // One JFR file per benchmark method under DIR/profile (JMH's own JFR profiler, in the fork).
+            b.addProfiler(JavaFlightRecorderProfiler.class,
+                    "dir=" + options.out.resolve("profile").resolve(name).toAbsolutePath());
+        }
         if (options.quick) {
             b.warmupIterations(2).warmupTime(TimeValue.milliseconds(250))
                     .measurementIterations(3).measurementTime(TimeValue.milliseconds(250));

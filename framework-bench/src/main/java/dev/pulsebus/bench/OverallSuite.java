@@ -1,15 +1,17 @@
 package dev.pulsebus.bench;
 
 import dev.pulsebus.bench.http.RawHttp;
+import dev.pulsebus.bench.overall.MixedBench;
 import dev.pulsebus.internal.Json;
 import dev.pulsebus.server.PulseBusServer;
 import java.net.URI;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 
 /**
- * The {@code overall} suite. {@code e2e_roundtrip}: a command said over HTTP ({@code /echo n}) until the
+ * The {@code overall} suite. {@code mixed} under JMH ({@link MixedBench}); {@code e2e_roundtrip}: a command said over HTTP ({@code /echo n}) until the
  * bot's reply reaches a poll, paced at 1000 a second; each round trip is timed from its intended start,
  * so a slow one also delays (and counts against) the ones after it.
  */
@@ -24,6 +26,14 @@ final class OverallSuite implements Suite {
 
     @Override
     public List<Row> run(BenchOptions options) throws Exception {
+        List<Row> rows = new ArrayList<>(new JmhSuite("overall", MixedBench.class, List.of(), List.of(
+                new JmhSuite.RowSpec("mixed", true, "per operation: 20 config reads, 1 config write, 1 KV write"
+                        + " (committed), 1 KV read, 1 event, 1 reply", null))).run(options));
+        rows.add(roundTrip(options));
+        return rows;
+    }
+
+    private Row roundTrip(BenchOptions options) throws Exception {
         int warm = options.quick ? 500 : 3000;
         int measured = options.quick ? 1000 : 10_000;
         Histogram h = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
@@ -62,9 +72,9 @@ final class OverallSuite implements Suite {
             server.close();
         }
         double p99 = h.getValueAtPercentile(99) / 1e3;
-        return List.of(ServerFixture.row("overall", "overall.e2e_roundtrip", "ops/s", null, h, null,
+        return ServerFixture.row("overall", "overall.e2e_roundtrip", "ops/s", null, h, null,
                 ServerFixture.peers(), String.format("POST /echo n until the bot's reply reaches a poll, paced at"
                         + " %.0f/s, %d round trips after %d warm-up; target p99 <= 2000 us at 1 k/s: %s",
-                        RATE, measured, warm, p99 <= 2000 ? "met" : "MISSED")));
+                        RATE, measured, warm, p99 <= 2000 ? "met" : "MISSED"));
     }
 }

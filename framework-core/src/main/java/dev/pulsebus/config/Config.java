@@ -55,14 +55,18 @@ import org.slf4j.LoggerFactory;
 public final class Config implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Config.class);
-    private static final TomlMapper TOML = new TomlMapper();
+
+    /** Jackson's TOML mapper, made on first use: a bot without a config file never loads it. */
+    private static final class Toml {
+        static final TomlMapper MAPPER = new TomlMapper();
+    }
 
     private final @Nullable Path file;
     private final @Nullable Path runtimeFile;
     private final Map<String, Object> env;
     private final Duration flushDelay;
     private final Consumer<ConfigChanged> onChange;
-    private final ScheduledThreadPoolExecutor timer;
+    private final @Nullable ScheduledThreadPoolExecutor timer; // only with a file to write
     private Map<String, Object> fileValues;
     private final Map<String, Object> runtimeValues;
     private volatile ConfigSnapshot snapshot;
@@ -80,8 +84,12 @@ public final class Config implements AutoCloseable {
         this.fileValues = file == null ? Map.of() : read(file, b.optional);
         this.runtimeValues = new LinkedHashMap<>(runtimeFile == null ? Map.of() : read(runtimeFile, true));
         this.snapshot = merge();
-        this.timer = new ScheduledThreadPoolExecutor(1, r -> Thread.ofPlatform().daemon().name("pulsebus-config").unstarted(r));
-        timer.setRemoveOnCancelPolicy(true);
+        if (file != null) {
+            this.timer = new ScheduledThreadPoolExecutor(1, r -> Thread.ofPlatform().daemon().name("pulsebus-config").unstarted(r));
+            timer.setRemoveOnCancelPolicy(true);
+        } else {
+            this.timer = null;
+        }
         if (b.watch && file != null) {
             watch();
         }
@@ -148,7 +156,7 @@ public final class Config implements AutoCloseable {
             } else {
                 changed = false;
             }
-            if (runtimeFile != null && pendingFlush == null) {
+            if (timer != null && pendingFlush == null) {
                 pendingFlush = timer.schedule(this::flushQuietly, flushDelay.toNanos(), TimeUnit.NANOSECONDS);
             }
         }
@@ -173,7 +181,7 @@ public final class Config implements AutoCloseable {
         }
         String text = "# Written by PulseBus: values set at run time. They override "
                 + file.getFileName() + "; delete a line to fall back to it.\n"
-                + (root.isEmpty() ? "" : TOML.writeValueAsString(root));
+                + (root.isEmpty() ? "" : Toml.MAPPER.writeValueAsString(root));
         Path tmp = runtimeFile.resolveSibling(runtimeFile.getFileName() + ".tmp");
         Files.writeString(tmp, text);
         try {
@@ -249,7 +257,9 @@ public final class Config implements AutoCloseable {
                 // closing anyway
             }
         }
-        timer.shutdownNow();
+        if (timer != null) {
+            timer.shutdownNow();
+        }
     }
 
     private void notifyChange(Set<String> keys) {
@@ -320,7 +330,7 @@ public final class Config implements AutoCloseable {
         }
         JsonNode root;
         try {
-            root = TOML.readTree(text);
+            root = Toml.MAPPER.readTree(text);
         } catch (JsonProcessingException e) {
             var loc = e.getLocation();
             throw new ConfigException(path + (loc == null ? "" : ": line " + loc.getLineNr() + ", column "
