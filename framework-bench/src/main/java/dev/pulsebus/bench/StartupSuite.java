@@ -64,15 +64,16 @@ final class StartupSuite implements Suite {
             for (int i = 0; i < rounds + 1; i++) {
                 HttpSuite.progress("startup.cold_to_ready: round " + (i + 1));
                 long t = coldToReady(List.of(java, "--enable-native-access=ALL-UNNAMED", "-jar", jar.toString()),
-                        dir.resolve("plain-" + i));
+                        dir.resolve("plain")); // a restart: the first (warm-up) round made the database
                 if (i > 0) {
                     plain.recordValue(t);
                 }
             }
             double p50 = plain.getValueAtPercentile(50) / 1e6;
             rows.add(ServerFixture.row("startup", "startup.cold_to_ready", "ms", null, plain, null, ServerFixture.peers(),
-                    String.format("java -jar pulsebus-server.jar (storage, migrations, metrics, modules) until /health"
-                            + " answers; target <= 500 ms: %s (p50 %.0f ms)", p50 <= 500 ? "met" : "MISSED", p50)));
+                    String.format("java -jar pulsebus-server.jar (storage, metrics, modules) until /health answers,"
+                            + " restarting on the database of the first round; target <= 500 ms: %s (p50 %.0f ms)",
+                            p50 <= 500 ? "met" : "MISSED", p50)));
 
             Path archive = dir.resolve("server.jsa");
             HttpSuite.progress("startup.cold_to_ready_archived: making the archive");
@@ -83,7 +84,7 @@ final class StartupSuite implements Suite {
             for (int i = 0; haveArchive && i < rounds + 1; i++) {
                 HttpSuite.progress("startup.cold_to_ready_archived: round " + (i + 1));
                 long t = coldToReady(List.of(java, "--enable-native-access=ALL-UNNAMED", "-XX:SharedArchiveFile=" + archive,
-                        "-jar", jar.toString()), dir.resolve("archived-" + i));
+                        "-jar", jar.toString()), dir.resolve("archived"));
                 if (i > 0) {
                     archived.recordValue(t);
                 }
