@@ -77,8 +77,16 @@ final class KvCodec {
         return value;
     }
 
-    /** Strict decoding: stored bytes that are not UTF-8 are an error, never replacement characters. */
+    /**
+     * Strict decoding: stored bytes that are not UTF-8 are an error, never replacement characters. The
+     * JDK's lenient decoding is the fast path (one String, no decoder); only a result holding U+FFFD, which
+     * is what lenient decoding puts in place of bad bytes, is checked again strictly.
+     */
     static String decode(String key, byte[] bytes) {
+        String fast = new String(bytes, StandardCharsets.UTF_8);
+        if (fast.indexOf('\uFFFD') < 0) {
+            return fast;
+        }
         try {
             return StandardCharsets.UTF_8.newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)

@@ -1,7 +1,5 @@
 package dev.pulsebus.bench.http;
 
-import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -21,13 +19,17 @@ public final class RawHttp implements AutoCloseable {
 
     private final Socket socket;
     private final InputStream in;
+    /** Our own read buffer: parsing byte by byte through a (locking) BufferedInputStream cost more than the server. */
+    private final byte[] buf = new byte[16384];
+    private int pos;
+    private int limit;
     private final OutputStream out;
     private final String host;
 
     public RawHttp(String host, int port) throws IOException {
         this.socket = new Socket(host, port);
         socket.setTcpNoDelay(true);
-        this.in = new BufferedInputStream(socket.getInputStream(), 8192);
+        this.in = socket.getInputStream();
         this.out = socket.getOutputStream();
         this.host = host + ":" + port;
     }
@@ -55,7 +57,17 @@ public final class RawHttp implements AutoCloseable {
                 length = Integer.parseInt(h.substring(colon + 1).trim());
             }
         }
-        byte[] body = in.readNBytes(length);
+        byte[] body = new byte[length];
+        int got = 0;
+        while (got < length) {
+            if (pos == limit && !fill()) {
+                throw new IOException("connection closed in a body");
+            }
+            int n = Math.min(length - got, limit - pos);
+            System.arraycopy(buf, pos, body, got, n);
+            pos += n;
+            got += n;
+        }
         return new Response(code, new String(body, StandardCharsets.UTF_8));
     }
 
@@ -64,17 +76,31 @@ public final class RawHttp implements AutoCloseable {
         return read();
     }
 
-    private String line() throws IOException {
-        ByteArrayOutputStream b = new ByteArrayOutputStream(64);
-        int c;
-        while ((c = in.read()) >= 0) {
-            if (c == '\n') {
-                String s = b.toString(StandardCharsets.US_ASCII);
-                return s.endsWith("\r") ? s.substring(0, s.length() - 1) : s;
-            }
-            b.write(c);
+    private boolean fill() throws IOException {
+        int n = in.read(buf);
+        if (n <= 0) {
+            return false;
         }
-        return b.size() == 0 ? null : b.toString(StandardCharsets.US_ASCII);
+        pos = 0;
+        limit = n;
+        return true;
+    }
+
+    private String line() throws IOException {
+        StringBuilder b = new StringBuilder(64);
+        while (true) {
+            if (pos == limit && !fill()) {
+                return b.isEmpty() ? null : b.toString();
+            }
+            while (pos < limit) {
+                char c = (char) (buf[pos++] & 0xff);
+                if (c == '\n') {
+                    int end = b.length();
+                    return end > 0 && b.charAt(end - 1) == '\r' ? b.substring(0, end - 1) : b.toString();
+                }
+                b.append(c);
+            }
+        }
     }
 
     @Override
