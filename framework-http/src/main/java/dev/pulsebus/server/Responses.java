@@ -1,6 +1,6 @@
 package dev.pulsebus.server;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulsebus.internal.Json;
 import dev.pulsebus.transcript.TranscriptRecord;
@@ -15,6 +15,8 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.AsciiString;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.util.List;
 
 /** Building and writing the server's responses: JSON bodies, error bodies, keep-alive or close. */
@@ -55,7 +57,11 @@ final class Responses {
         write(ctx, status, null, Unpooled.EMPTY_BUFFER, keepAlive);
     }
 
+    /** {@code body} as JSON bytes; bytes already written as JSON pass through. */
     static byte[] bytes(Object body) {
+        if (body instanceof byte[] written) {
+            return written;
+        }
         try {
             return Json.MAPPER.writeValueAsBytes(body);
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
@@ -63,24 +69,46 @@ final class Responses {
         }
     }
 
-    /** One chat-API message: {@code {"id","seq","room","user","text","time"}}. */
-    static ObjectNode message(TranscriptRecord r) {
-        return Json.MAPPER.createObjectNode()
-                .put("id", r.messageId())
-                .put("seq", r.seq())
-                .put("room", r.chat().id())
-                .put("user", r.userId())
-                .put("text", r.text())
-                .put("time", r.time().toString());
+    /** One chat-API message: {@code {"id","seq","room","user","text","time"}}, written without a tree. */
+    static byte[] message(TranscriptRecord r) {
+        return write(g -> writeMessage(g, r));
     }
 
-    /** {@code {"messages": [...]}}, oldest first. */
-    static ObjectNode messages(List<TranscriptRecord> records) {
-        ObjectNode body = Json.MAPPER.createObjectNode();
-        ArrayNode list = body.putArray("messages");
-        for (TranscriptRecord r : records) {
-            list.add(message(r));
+    /** {@code {"messages": [...]}}, oldest first, written without a tree. */
+    static byte[] messages(List<TranscriptRecord> records) {
+        return write(g -> {
+            g.writeStartObject();
+            g.writeArrayFieldStart("messages");
+            for (TranscriptRecord r : records) {
+                writeMessage(g, r);
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+        });
+    }
+
+    private static void writeMessage(JsonGenerator g, TranscriptRecord r) throws IOException {
+        g.writeStartObject();
+        g.writeStringField("id", r.messageId());
+        g.writeNumberField("seq", r.seq());
+        g.writeStringField("room", r.chat().id());
+        g.writeStringField("user", r.userId());
+        g.writeStringField("text", r.text());
+        g.writeStringField("time", r.time().toString());
+        g.writeEndObject();
+    }
+
+    private interface Body {
+        void write(JsonGenerator g) throws IOException;
+    }
+
+    private static byte[] write(Body body) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(256);
+        try (JsonGenerator g = Json.MAPPER.getFactory().createGenerator(out)) {
+            body.write(g);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot write JSON: " + e.getMessage(), e);
         }
-        return body;
+        return out.toByteArray();
     }
 }

@@ -1,7 +1,10 @@
 package dev.pulsebus.storage;
 
 import dev.pulsebus.event.ChatRef;
+import dev.pulsebus.event.Message;
 import dev.pulsebus.event.OneBotJson;
+import dev.pulsebus.event.Segment;
+import dev.pulsebus.internal.Json;
 import dev.pulsebus.transcript.TranscriptRecord;
 import dev.pulsebus.transcript.TranscriptStore;
 import java.sql.Connection;
@@ -31,8 +34,9 @@ final class JdbcTranscriptStore implements TranscriptStore {
     private final DataSource dataSource;
     private final Dialect dialect;
     private final StorageHealth health;
-    private static final String LAST = "SELECT " + COLUMNS + " FROM pulsebus_transcript WHERE " + CHAT
-            + " AND seq < ? ORDER BY seq DESC LIMIT ?";
+    /** The chat is known to the caller: only the other columns are read. */
+    private static final String LAST = "SELECT seq, user_id, time_ms, message_id, message, outbound"
+            + " FROM pulsebus_transcript WHERE " + CHAT + " AND seq < ? ORDER BY seq DESC LIMIT ?";
 
     /** INSERT statements of 1 to {@link #ROWS_PER_INSERT} rows, made once; sessions keep them prepared. */
     private static final String[] INSERTS = new String[ROWS_PER_INSERT + 1];
@@ -111,7 +115,7 @@ final class JdbcTranscriptStore implements TranscriptStore {
             ps.setString(p++, r.userId());
             ps.setLong(p++, r.time().toEpochMilli());
             ps.setString(p++, r.messageId());
-            ps.setString(p++, OneBotJson.write(r.message()));
+            ps.setString(p++, messageJson(r.message()));
             ps.setBoolean(p++, r.outbound());
         }
     }
@@ -131,9 +135,9 @@ final class JdbcTranscriptStore implements TranscriptStore {
             ps.setInt(5, n);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    out.add(new TranscriptRecord(rs.getLong(1), chat, rs.getString(5),
-                            Instant.ofEpochMilli(rs.getLong(6)), rs.getString(7), OneBotJson.read(rs.getString(8)),
-                            rs.getBoolean(9)));
+                    out.add(new TranscriptRecord(rs.getLong(1), chat, rs.getString(2),
+                            Instant.ofEpochMilli(rs.getLong(3)), rs.getString(4), messageOf(rs.getString(5)),
+                            rs.getBoolean(6)));
                 }
             }
             failed = false;
@@ -180,6 +184,30 @@ final class JdbcTranscriptStore implements TranscriptStore {
         } catch (ArithmeticException e) {
             return t.isBefore(Instant.EPOCH) ? Long.MIN_VALUE : Long.MAX_VALUE;
         }
+    }
+
+    /**
+     * A message as stored: a message of one text segment (most chat lines) as a plain JSON string, which
+     * OneBot allows and which reads back without building a tree of segments; any other as the array.
+     */
+    static String messageJson(Message m) {
+        if (m.segments().size() == 1 && m.segments().get(0) instanceof Segment.Text t) {
+            try {
+                return Json.MAPPER.writeValueAsString(t.text());
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return OneBotJson.write(m);
+    }
+
+    /** The inverse of {@link #messageJson}: a JSON string without escapes is its own text, no parser needed. */
+    static Message messageOf(String json) {
+        int n = json.length();
+        if (n >= 2 && json.charAt(0) == '"' && json.charAt(n - 1) == '"' && json.indexOf('\\') < 0) {
+            return Message.text(json.substring(1, n - 1));
+        }
+        return OneBotJson.read(json);
     }
 
     private static void bindChat(PreparedStatement ps, ChatRef chat) throws SQLException {

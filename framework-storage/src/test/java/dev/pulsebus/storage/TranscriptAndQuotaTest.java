@@ -80,6 +80,20 @@ class TranscriptAndQuotaTest {
     }
 
     @Test
+    void textMessagesWithQuotesBackslashesAndUnicodeReadBackExactly() throws Exception {
+        TranscriptStore store = storage.transcripts();
+        String[] texts = {"plain", "with \"quotes\"", "back\\slash", "tab\tnew\nline", "東京 🌸", "", "\"", "\\"};
+        List<TranscriptRecord> batch = new ArrayList<>();
+        for (int i = 0; i < texts.length; i++) {
+            batch.add(new TranscriptRecord(i + 1, ROOM, "u", T0, "m" + i, Message.text(texts[i]), false));
+        }
+        batch.add(new TranscriptRecord(texts.length + 1, ROOM, "u", T0, "seg", Message.of(new Segment.Text("a"),
+                new Segment.Mention("bot")), false));
+        store.append(batch);
+        assertThat(store.last(ROOM, 100, Long.MAX_VALUE)).containsExactlyElementsOf(batch);
+    }
+
+    @Test
     void aBatchIsAllOrNothing() throws Exception {
         TranscriptStore store = storage.transcripts();
         store.append(List.of(rec(1, ROOM, T0, "one")));
