@@ -1,6 +1,7 @@
 package dev.pulsebus.server;
 
 import dev.pulsebus.transcript.TranscriptRecord;
+import io.micrometer.core.instrument.Timer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
@@ -43,6 +44,7 @@ final class LongPollRooms {
     private final ExecutorService work;
     private Reader reader;
     private volatile boolean closed;
+    private volatile Timer deliveryTimer;
 
     LongPollRooms(ExecutorService work) {
         this.work = work;
@@ -114,10 +116,16 @@ final class LongPollRooms {
         if (!rooms.containsKey(room)) {
             return;
         }
-        work.execute(() -> deliver(room, record.seq()));
+        long published = System.nanoTime();
+        work.execute(() -> deliver(room, record.seq(), published));
     }
 
-    private void deliver(String room, long seq) {
+    /** Times each delivery: from the message's commit to the last waiter's answer written to its socket. */
+    void deliveryTimer(Timer timer) {
+        this.deliveryTimer = timer;
+    }
+
+    private void deliver(String room, long seq, long published) {
         List<Waiter> due = new ArrayList<>();
         rooms.computeIfPresent(room, (k, list) -> {
             List<Waiter> keep = new ArrayList<>();
@@ -157,13 +165,20 @@ final class LongPollRooms {
                         byLoop.computeIfAbsent(w.ctx.executor(), e -> new ArrayList<>()).add(w);
                     }
                 }
+                AtomicInteger unwritten = new AtomicInteger(byLoop.values().stream().mapToInt(List::size).sum());
+                Timer timer = deliveryTimer;
+                ChannelFutureListener written = f -> {
+                    if (unwritten.decrementAndGet() == 0 && timer != null) {
+                        timer.record(System.nanoTime() - published, TimeUnit.NANOSECONDS);
+                    }
+                };
                 for (Map.Entry<EventExecutor, List<Waiter>> loop : byLoop.entrySet()) {
                     ByteBuf shared = body.retain();
                     loop.getKey().execute(() -> {
                         try {
                             for (Waiter w : loop.getValue()) {
                                 Responses.write(w.ctx, HttpResponseStatus.OK, Responses.JSON, shared.retainedDuplicate(),
-                                        w.keepAlive);
+                                        w.keepAlive).addListener(written);
                             }
                         } finally {
                             shared.release();

@@ -185,6 +185,12 @@ public final class PulseBusServer implements AutoCloseable {
         return storage;
     }
 
+    /** Mean time of deliveries to waiting polls so far (commit to the last answer written), in ms; NaN before any. */
+    public double pollDeliveryMillis() {
+        io.micrometer.core.instrument.Timer t = registry.find("pulsebus.longpoll.delivery").timer();
+        return t == null || t.count() == 0 ? Double.NaN : t.mean(TimeUnit.MILLISECONDS);
+    }
+
     /** Long-polls parked now, waiting for a message. */
     public int waitingPolls() {
         return polls.waiting();
@@ -252,6 +258,9 @@ public final class PulseBusServer implements AutoCloseable {
     private void bindMeters() {
         Gauge.builder("pulsebus.longpoll.waiters", polls, LongPollRooms::waiting)
                 .description("Long-polls parked, waiting for a message").register(registry);
+        polls.deliveryTimer(io.micrometer.core.instrument.Timer.builder("pulsebus.longpoll.delivery")
+                .description("From a message's commit to its answer written to the last waiting poll")
+                .publishPercentiles(0.5, 0.99).register(registry));
         Gauge.builder("pulsebus.http.connections", initializer.limit(), ServerInitializer.ConnectionLimit::open)
                 .description("Open HTTP connections").register(registry);
         FunctionCounter.builder("pulsebus.http.messages.received", chat.received, a -> a.sum())

@@ -6,6 +6,7 @@ import dev.pulsebus.internal.Json;
 import dev.pulsebus.transcript.TranscriptRecord;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
@@ -28,8 +29,8 @@ final class Responses {
     }
 
     /** Writes {@code body} (taken over: released by Netty) and closes the connection unless kept alive. */
-    static void write(ChannelHandlerContext ctx, HttpResponseStatus status, CharSequence contentType, ByteBuf body,
-                      boolean keepAlive) {
+    static ChannelFuture write(ChannelHandlerContext ctx, HttpResponseStatus status, CharSequence contentType, ByteBuf body,
+                               boolean keepAlive) {
         FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body);
         if (contentType != null) {
             res.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);
@@ -38,10 +39,11 @@ final class Responses {
         if (!keepAlive) {
             res.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
-        var f = ctx.writeAndFlush(res);
+        ChannelFuture f = ctx.writeAndFlush(res);
         if (!keepAlive) {
             f.addListener(ChannelFutureListener.CLOSE);
         }
+        return f;
     }
 
     static void json(ChannelHandlerContext ctx, HttpResponseStatus status, Object body, boolean keepAlive) {

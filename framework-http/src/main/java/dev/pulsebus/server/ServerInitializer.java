@@ -17,7 +17,6 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
@@ -102,11 +101,15 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
      * answered (or a parked poll) is not timed.
      */
     static final class RequestTimeout extends ChannelDuplexHandler {
-        private final long timeoutMs;
-        private ScheduledFuture<?> timer;
+        private final long timeoutNanos;
+        /** When the request being waited for is due (0: none is timed now). Event-loop confined. */
+        private long deadline;
+        /** At most one timer per connection: it re-arms itself for a later deadline instead of being
+         *  cancelled and replaced on every request (the IdleStateHandler way). */
+        private boolean timerPending;
 
         RequestTimeout(long timeoutMs) {
-            this.timeoutMs = timeoutMs;
+            this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         }
 
         @Override
@@ -117,13 +120,8 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-            if (msg instanceof HttpMessage) {
-                // Headers are in; the body (if any) follows within the same budget.
-                if (msg instanceof FullHttpRequest) {
-                    disarm();
-                }
-            } else if (msg instanceof io.netty.handler.codec.http.LastHttpContent) {
-                disarm();
+            if (msg instanceof FullHttpRequest || msg instanceof io.netty.handler.codec.http.LastHttpContent) {
+                deadline = 0; // the request is complete: answering it (or a parked poll) is not timed
             }
             super.channelRead(ctx, msg);
         }
@@ -131,35 +129,33 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
         @Override
         public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
             if (msg instanceof FullHttpResponse res && HttpUtil.isKeepAlive(res)) {
-                promise.addListener(f -> {
-                    if (f.isSuccess() && ctx.channel().isActive()) {
-                        arm(ctx);
-                    }
-                });
+                arm(ctx); // the next request is due within the timeout
             }
             super.write(ctx, msg, promise);
         }
 
-        @Override
-        public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-            disarm();
-            super.channelInactive(ctx);
-        }
-
         private void arm(ChannelHandlerContext ctx) {
-            disarm();
-            timer = ctx.executor().schedule(() -> {
-                timer = null;
-                Responses.error(ctx, HttpResponseStatus.REQUEST_TIMEOUT,
-                        "no complete request within " + timeoutMs + " ms", false);
-            }, timeoutMs, TimeUnit.MILLISECONDS);
+            deadline = System.nanoTime() + timeoutNanos;
+            if (!timerPending) {
+                timerPending = true;
+                ctx.executor().schedule(() -> fire(ctx), timeoutNanos, TimeUnit.NANOSECONDS);
+            }
         }
 
-        private void disarm() {
-            if (timer != null) {
-                timer.cancel(false);
-                timer = null;
+        private void fire(ChannelHandlerContext ctx) {
+            timerPending = false;
+            if (deadline == 0 || !ctx.channel().isActive()) {
+                return;
             }
+            long left = deadline - System.nanoTime();
+            if (left > 0) {
+                timerPending = true;
+                ctx.executor().schedule(() -> fire(ctx), left, TimeUnit.NANOSECONDS);
+                return;
+            }
+            deadline = 0;
+            Responses.error(ctx, HttpResponseStatus.REQUEST_TIMEOUT,
+                    "no complete request within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms", false);
         }
     }
 
