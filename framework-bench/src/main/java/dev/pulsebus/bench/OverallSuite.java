@@ -4,7 +4,6 @@ import dev.pulsebus.bench.http.RawHttp;
 import dev.pulsebus.bench.overall.MixedBench;
 import dev.pulsebus.internal.Json;
 import dev.pulsebus.server.PulseBusServer;
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

@@ -8,7 +8,6 @@ import dev.pulsebus.command.Command;
 import dev.pulsebus.command.CommandRouter;
 import dev.pulsebus.command.Outcome;
 import dev.pulsebus.pipeline.InMemoryAdapter;
-import dev.pulsebus.pipeline.InboundResult;
 import dev.pulsebus.pipeline.MessagePipeline;
 import dev.pulsebus.event.Message;
 import java.time.Duration;

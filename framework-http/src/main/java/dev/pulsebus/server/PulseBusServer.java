@@ -1,16 +1,16 @@
 package dev.pulsebus.server;
 
-import dev.pulsebus.config.ConfigException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulsebus.bus.EventBus;
 import dev.pulsebus.command.CommandRouter;
 import dev.pulsebus.config.Config;
+import dev.pulsebus.config.ConfigException;
 import dev.pulsebus.internal.Json;
 import dev.pulsebus.module.BotModule;
 import dev.pulsebus.module.ModuleException;
 import dev.pulsebus.module.ModuleHost;
-import dev.pulsebus.module.Routes;
 import dev.pulsebus.module.Modules;
+import dev.pulsebus.module.Routes;
 import dev.pulsebus.pipeline.MessagePipeline;
 import dev.pulsebus.storage.Storage;
 import dev.pulsebus.transcript.TranscriptRecord;

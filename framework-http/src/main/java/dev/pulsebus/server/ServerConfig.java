@@ -1,7 +1,7 @@
 package dev.pulsebus.server;
 
-import dev.pulsebus.config.ConfigException;
 import dev.pulsebus.config.Config;
+import dev.pulsebus.config.ConfigException;
 import dev.pulsebus.config.ConfigSnapshot;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;

@@ -1,9 +1,9 @@
 package dev.pulsebus.server;
 
-import dev.pulsebus.config.ConfigException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.pulsebus.config.ConfigException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
