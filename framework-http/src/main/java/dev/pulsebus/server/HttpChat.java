@@ -18,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,6 +42,8 @@ final class HttpChat implements Adapter {
 
     private final TranscriptWriter transcripts;
     private final LongPollRooms polls;
+    /** The newest committed messages of active rooms: history and polls of a busy room skip the store. */
+    final RecentRooms recent = new RecentRooms(1024, 100);
     private final Clock clock;
     private final Self self = new Self(PLATFORM, BOT_USER);
     private final String idPrefix;
@@ -109,6 +112,7 @@ final class HttpChat implements Adapter {
         return transcripts.recordDurably(room(room), user, clock.instant().truncatedTo(ChronoUnit.MILLIS), id, message, false)
                 .thenApply(record -> {
                     received.increment();
+                    recent.committed(room, record);
                     polls.published(room, record);
                     GroupMessage event = new GroupMessage(id, record.time(), self, "", id, message, user, room, null);
                     if (!lane.queue.offer(event)) {
@@ -119,8 +123,15 @@ final class HttpChat implements Adapter {
                 });
     }
 
+    /** A room's history from memory when it covers the request (no query, safe on an I/O thread), else null. */
+    @Nullable List<TranscriptRecord> recentHistory(String room, int limit, long beforeSeq) {
+        return recent.last(room, limit, beforeSeq);
+    }
+
+    /** A room's history: from memory when it covers the request, else from the transcript (may query). */
     List<TranscriptRecord> history(String room, int limit, long beforeSeq) throws Exception {
-        return transcripts.history(room(room), limit, beforeSeq);
+        List<TranscriptRecord> fromMemory = recent.last(room, limit, beforeSeq);
+        return fromMemory != null ? fromMemory : transcripts.history(room(room), limit, beforeSeq);
     }
 
     /** The bot's replies: recorded in the room as user {@code bot}, then delivered to its waiting polls. */
@@ -135,6 +146,7 @@ final class HttpChat implements Adapter {
         try {
             return transcripts.recordDurably(message.chat(), BOT_USER, clock.instant().truncatedTo(ChronoUnit.MILLIS), id, message.message(), true)
                     .thenApply(record -> {
+                        recent.committed(room, record);
                         polls.published(room, record);
                         return id;
                     });

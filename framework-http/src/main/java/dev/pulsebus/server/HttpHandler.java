@@ -217,7 +217,12 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             } else if (allow(ctx, req.method(), "GET, POST", "history", keepAlive)) {
                 int limit = (int) param(uri, "limit", 50, 1, 1000);
                 long before = param(uri, "before", Long.MAX_VALUE, 1, Long.MAX_VALUE);
-                work.execute(() -> history(ctx, room, limit, before, keepAlive));
+                List<TranscriptRecord> recent = chat.recentHistory(room, limit, before);
+                if (recent != null) {
+                    reply(ctx, "history", HttpResponseStatus.OK, Responses.messages(recent), keepAlive);
+                } else {
+                    work.execute(() -> history(ctx, room, limit, before, keepAlive));
+                }
             }
         } catch (IllegalArgumentException e) {
             fail(ctx, action, HttpResponseStatus.BAD_REQUEST, e.getMessage(), keepAlive);

@@ -115,7 +115,11 @@ public final class PulseBusServer implements AutoCloseable {
                 .maxAge(Duration.ofDays(config.maxAgeDays())).meterRegistry(registry).build();
         this.polls = new LongPollRooms(work);
         this.chat = new HttpChat(transcripts, polls, Clock.systemUTC(), instance, config.maxPendingMessages());
-        polls.reader((room, after, limit) -> newerThan(transcripts.history(HttpChat.room(room), limit, Long.MAX_VALUE), after));
+        polls.reader((room, after, limit) -> {
+            List<TranscriptRecord> recent = chat.recent.after(room, after, limit);
+            return recent != null ? recent
+                    : newerThan(transcripts.history(HttpChat.room(room), limit, Long.MAX_VALUE), after);
+        });
         this.pipeline = MessagePipeline.builder(bus).commands(commands).adapter(chat).transcripts(transcripts)
                 .recordWhen(c -> !HttpChat.PLATFORM.equals(c.platform())) // the http platform records its own
                 .meterRegistry(registry).build();
