@@ -147,6 +147,9 @@ public final class Config implements AutoCloseable {
             if (closed) {
                 throw new IllegalStateException("configuration is closed");
             }
+            if (!snapshot.values().containsKey(key)) {
+                checkNoConflict(key, snapshot.values());
+            }
             runtimeValues.put(key, v);
             dirty = true;
             if (!env.containsKey(key)) { // an environment override stays in force
@@ -194,12 +197,21 @@ public final class Config implements AutoCloseable {
     private void flushQuietly() {
         try {
             flush();
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
             synchronized (this) {
                 dirty = true;
             }
             LOG.warn("Cannot write {}: {}; the values stay in memory and are tried again on the next write",
                     runtimeFile, e.toString());
+        }
+    }
+
+    /** A key that is also a table of other keys ({@code a} and {@code a.b}) has no TOML form: refuse it. */
+    private static void checkNoConflict(String key, Map<String, Object> existing) {
+        for (String k : existing.keySet()) {
+            if (k.startsWith(key + ".") || key.startsWith(k + ".")) {
+                throw new ConfigException(key + " conflicts with " + k + ": a key cannot also be a table of keys");
+            }
         }
     }
 
@@ -221,7 +233,7 @@ public final class Config implements AutoCloseable {
         synchronized (this) {
             ConfigSnapshot before = snapshot;
             fileValues = nextFile;
-            if (pendingFlush == null) { // unflushed writes of ours win over an older runtime file
+            if (!dirty) { // unwritten sets of ours win over an older runtime file
                 runtimeValues.clear();
                 runtimeValues.putAll(nextRuntime);
             }

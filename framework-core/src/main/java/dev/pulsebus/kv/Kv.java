@@ -1,6 +1,7 @@
 package dev.pulsebus.kv;
 
 import dev.pulsebus.internal.Json;
+import dev.pulsebus.internal.WriterThread;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Collection;
@@ -131,6 +132,10 @@ public interface Kv {
      */
     static <T> T await(CompletionStage<T> stage) {
         CompletableFuture<T> future = stage.toCompletableFuture();
+        if (!future.isDone() && WriterThread.isCurrent()) {
+            throw new KvException("a sync KV call inside a callback that runs on the KV writer thread would wait"
+                    + " for itself: use the async form, or attach the callback with thenRunAsync/thenAcceptAsync");
+        }
         if (!future.isDone() && !Thread.currentThread().isVirtual()) {
             long deadline = System.nanoTime() + AWAIT_SPIN_NANOS;
             while (!future.isDone() && System.nanoTime() - deadline < 0) {

@@ -92,10 +92,15 @@ public final class ModuleHost implements AutoCloseable {
     public List<LoadedModule> load(Path jar) {
         URLClassLoader loader = loaderFor(jar);
         List<BotModule> found = new ArrayList<>();
-        for (BotModule m : ServiceLoader.load(BotModule.class, loader)) {
-            if (m.getClass().getClassLoader() == loader) {
-                found.add(m);
+        try {
+            for (BotModule m : ServiceLoader.load(BotModule.class, loader)) {
+                if (m.getClass().getClassLoader() == loader) {
+                    found.add(m);
+                }
             }
+        } catch (java.util.ServiceConfigurationError | LinkageError e) {
+            closeQuietly(loader);
+            throw new ModuleException("module jar " + jar + " cannot be read: " + e.getMessage(), e);
         }
         if (found.isEmpty()) {
             closeQuietly(loader);
@@ -123,7 +128,15 @@ public final class ModuleHost implements AutoCloseable {
      */
     public List<LoadedModule> loadAll(List<BotModule> modules) {
         List<LoadedModule> done = new ArrayList<>();
-        for (BotModule m : Modules.inLoadOrder(modules)) {
+        List<BotModule> order;
+        try {
+            order = Modules.inLoadOrder(modules);
+        } catch (ModuleException e) {
+            // A missing dependency or a cycle: load what can load, in the given order; the rest fail below.
+            LOG.error("Modules cannot all load: {}", e.getMessage());
+            order = modules;
+        }
+        for (BotModule m : order) {
             try {
                 done.add(load(m));
             } catch (ModuleException e) {

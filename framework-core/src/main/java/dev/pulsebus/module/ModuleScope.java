@@ -75,7 +75,7 @@ final class ModuleScope implements ModuleContext {
     public void middleware(int priority, Middleware middleware) {
         ensureOpen();
         MessagePipeline.Registration r = pipeline().addMiddleware(priority, middleware);
-        onRelease(r::remove);
+        ownOrUndo(r::remove);
     }
 
     @Override
@@ -86,7 +86,7 @@ final class ModuleScope implements ModuleContext {
                 throw new ModuleException("module '" + name + "': this bot has no KV store (no storage configured)");
             }
             OwnedKv k = new OwnedKv(name, host.kv.namespace(name));
-            onRelease(k::release);
+            ownOrUndo(k::release);
             kv = k;
         }
         return kv;
@@ -101,7 +101,7 @@ final class ModuleScope implements ModuleContext {
     public void route(String method, String path, HttpRoute route) {
         ensureOpen();
         Runnable remove = host.routes.add(name, method, path, route);
-        onRelease(remove::run);
+        ownOrUndo(remove::run);
     }
 
     @Override
@@ -123,7 +123,7 @@ final class ModuleScope implements ModuleContext {
         ensureOpen();
         Runnable withdraw = host.services.provide(name, Objects.requireNonNull(type, "type"),
                 Objects.requireNonNull(service, "service"));
-        onRelease(withdraw::run);
+        ownOrUndo(withdraw::run);
     }
 
     @Override
@@ -157,7 +157,7 @@ final class ModuleScope implements ModuleContext {
         ScheduledFuture<?> f = period == null
                 ? host.scheduler.schedule(onVirtualThread, delay.toNanos(), TimeUnit.NANOSECONDS)
                 : host.scheduler.scheduleAtFixedRate(onVirtualThread, delay.toNanos(), period.toNanos(), TimeUnit.NANOSECONDS);
-        onRelease(() -> f.cancel(false));
+        ownOrUndo(() -> f.cancel(false));
         return f;
     }
 
@@ -173,8 +173,25 @@ final class ModuleScope implements ModuleContext {
     }
 
     Subscription own(Subscription s) {
-        onRelease(s::cancel);
+        ownOrUndo(s::cancel);
         return s;
+    }
+
+    /**
+     * Records {@code undo} as a release; when the module unloaded between its open check and now (a timer
+     * of the module registering as it goes), undoes the registration at once instead of leaking it.
+     */
+    void ownOrUndo(AutoCloseable undo) {
+        try {
+            onRelease(undo);
+        } catch (ModuleException unloaded) {
+            try {
+                undo.close();
+            } catch (Exception e) {
+                unloaded.addSuppressed(e);
+            }
+            throw unloaded;
+        }
     }
 
     void ensureOpen() {

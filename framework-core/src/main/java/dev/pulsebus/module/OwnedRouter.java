@@ -20,7 +20,7 @@ final class OwnedRouter implements CommandRouter {
     public Registration register(Command command) {
         scope.ensureOpen();
         Registration r = router.register(command);
-        scope.onRelease(r::unregister);
+        scope.ownOrUndo(r::unregister);
         return r;
     }
 

@@ -84,6 +84,11 @@ public final class TranscriptWriter implements AutoCloseable {
     private final Thread retention;
     private final long retentionIntervalNanos;
     private final AtomicLong flushRequests = new AtomicLong();
+    /**
+     * Held while a record takes its seq and enters the buffer, so the buffer (and so every batch and every
+     * commit) is in seq order: a reader that saw seq n committed has seen every lower one of this writer.
+     */
+    private final Object order = new Object();
     /** Held by the writer while it moves records out of the buffer, and by readers of buffer and batch. */
     private final Object handover = new Object();
 
@@ -116,10 +121,12 @@ public final class TranscriptWriter implements AutoCloseable {
     /** Buffers a record and returns at once; the record is written in the next batch. */
     public TranscriptRecord record(ChatRef chat, String userId, Instant time, String messageId, Message message,
                                    boolean outbound) {
-        TranscriptRecord r = new TranscriptRecord(seq.incrementAndGet(), chat, userId, time, messageId, message,
-                outbound);
-        enqueue(r);
-        return r;
+        synchronized (order) {
+            TranscriptRecord r = new TranscriptRecord(seq.incrementAndGet(), chat, userId, time, messageId, message,
+                    outbound);
+            enqueue(r);
+            return r;
+        }
     }
 
     /**
@@ -129,10 +136,12 @@ public final class TranscriptWriter implements AutoCloseable {
      */
     public CompletionStage<TranscriptRecord> recordDurably(ChatRef chat, String userId, Instant time,
                                                            String messageId, Message message, boolean outbound) {
-        TranscriptRecord r = new TranscriptRecord(seq.incrementAndGet(), chat, userId, time, messageId, message,
-                outbound);
         CompletableFuture<TranscriptRecord> done = new CompletableFuture<>();
-        enqueue(new Durable(r, done));
+        synchronized (order) {
+            TranscriptRecord r = new TranscriptRecord(seq.incrementAndGet(), chat, userId, time, messageId, message,
+                    outbound);
+            enqueue(new Durable(r, done));
+        }
         // Someone waits: write now instead of at the flush interval. Records that arrive while this
         // batch commits go into the next one (group commit).
         flushRequests.incrementAndGet();

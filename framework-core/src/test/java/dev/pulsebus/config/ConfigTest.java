@@ -92,6 +92,16 @@ class ConfigTest {
     }
 
     @Test
+    void aKeyThatWouldAlsoBeATableIsRefused() throws Exception {
+        try (Config c = Config.builder(file("[a]\nb = 1\n")).watch(false).env(Map.of()).build()) {
+            assertThatThrownBy(() -> c.set("a", 2)).isInstanceOf(ConfigException.class).hasMessageContaining("a.b");
+            assertThatThrownBy(() -> c.set("a.b.c", 2)).isInstanceOf(ConfigException.class);
+            c.set("a.b", 3);
+            assertThat(c.getInt("a.b", 0)).isEqualTo(3);
+        }
+    }
+
+    @Test
     void closeFlushesPendingWrites() throws Exception {
         Path f = file("");
         Config c = Config.builder(f).watch(false).env(Map.of()).flushDelay(Duration.ofHours(1)).build();

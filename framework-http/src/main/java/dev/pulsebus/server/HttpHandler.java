@@ -145,19 +145,17 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         HttpRoute.Request request = new HttpRoute.Request(req.method().name(), sub, query,
                 req.content().toString(StandardCharsets.UTF_8));
         work.execute(() -> {
-            HttpRoute.Reply reply;
             try {
-                reply = route.handle(request);
-            } catch (Exception | LinkageError e) {
+                HttpRoute.Reply reply = route.handle(request);
+                HttpResponseStatus status = HttpResponseStatus.valueOf(reply.status());
+                byte[] body = reply.body() == null ? new byte[0] : reply.body().getBytes(StandardCharsets.UTF_8);
+                count("module", status);
+                Responses.write(ctx, status, reply.contentType(), Unpooled.wrappedBuffer(body), keepAlive);
+            } catch (Throwable e) { // whatever the module did, the request gets an answer
                 LOG.warn("Route {} {} failed: {}", request.method(), path, e.toString());
                 fail(ctx, "module", HttpResponseStatus.INTERNAL_SERVER_ERROR, "the module failed: " + e.getMessage(),
                         keepAlive);
-                return;
             }
-            HttpResponseStatus status = HttpResponseStatus.valueOf(reply.status());
-            count("module", status);
-            Responses.write(ctx, status, reply.contentType(),
-                    Unpooled.wrappedBuffer(reply.body().getBytes(StandardCharsets.UTF_8)), keepAlive);
         });
     }
 
@@ -253,7 +251,14 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             fail(ctx, "say", HttpResponseStatus.BAD_REQUEST, problem, keepAlive);
             return;
         }
-        chat.say(room, user.asText(), text.asText()).whenComplete((record, error) -> {
+        java.util.concurrent.CompletionStage<TranscriptRecord> stored;
+        try {
+            stored = chat.say(room, user.asText(), text.asText());
+        } catch (RuntimeException e) { // shutting down, or the transcript buffer refused it
+            fail(ctx, "say", HttpResponseStatus.SERVICE_UNAVAILABLE, "not stored: " + e.getMessage(), keepAlive);
+            return;
+        }
+        stored.whenComplete((record, error) -> {
             if (error != null) {
                 LOG.warn("Say in room {} not stored: {}", room, error.toString());
                 fail(ctx, "say", HttpResponseStatus.SERVICE_UNAVAILABLE, "not stored: " + error.getMessage(), keepAlive);

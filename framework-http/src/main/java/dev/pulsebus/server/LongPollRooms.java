@@ -66,6 +66,7 @@ final class LongPollRooms {
         final boolean keepAlive;
         final AtomicBoolean done = new AtomicBoolean();
         ScheduledFuture<?> timeout;
+        ChannelFutureListener onClose;
 
         Waiter(ChannelHandlerContext ctx, String room, long after, int limit, boolean keepAlive) {
             this.ctx = ctx;
@@ -94,7 +95,8 @@ final class LongPollRooms {
                 Responses.empty(ctx, HttpResponseStatus.NO_CONTENT, keepAlive);
             }
         }, timeoutMs, TimeUnit.MILLISECONDS);
-        ctx.channel().closeFuture().addListener((ChannelFutureListener) f -> claim(w));
+        w.onClose = f -> claim(w);
+        ctx.channel().closeFuture().addListener(w.onClose);
         work.execute(() -> {
             // Registered first, read second: a message committed in between is seen by one of the two.
             try {
@@ -137,15 +139,15 @@ final class LongPollRooms {
             }
             return keep.isEmpty() ? null : keep;
         });
-        Map<Long, List<Waiter>> byAfter = new HashMap<>();
+        // One body per distinct (after, limit): in a busy room, one for all.
+        Map<List<Long>, List<Waiter>> byAfter = new HashMap<>();
         for (Waiter w : due) {
-            byAfter.computeIfAbsent(w.after, a -> new ArrayList<>()).add(w);
+            byAfter.computeIfAbsent(List.of(w.after, (long) w.limit), a -> new ArrayList<>()).add(w);
         }
-        for (Map.Entry<Long, List<Waiter>> group : byAfter.entrySet()) {
-            int limit = group.getValue().stream().mapToInt(w -> w.limit).max().orElse(100);
+        for (Map.Entry<List<Long>, List<Waiter>> group : byAfter.entrySet()) {
             ByteBuf body;
             try {
-                List<TranscriptRecord> ready = reader.after(room, group.getKey(), limit);
+                List<TranscriptRecord> ready = reader.after(room, group.getKey().get(0), group.getKey().get(1).intValue());
                 body = Unpooled.wrappedBuffer(Responses.bytes(Responses.messages(ready)));
             } catch (Exception e) {
                 LOG.warn("Cannot read room {} for {} waiting polls: {}", room, group.getValue().size(), e.toString());
@@ -198,6 +200,9 @@ final class LongPollRooms {
         waiting.decrementAndGet();
         if (w.timeout != null) {
             w.timeout.cancel(false);
+        }
+        if (w.onClose != null) { // a keep-alive client polls again and again: do not pile up listeners
+            w.ctx.channel().closeFuture().removeListener(w.onClose);
         }
         rooms.computeIfPresent(w.room, (k, list) -> {
             list.remove(w);

@@ -88,6 +88,7 @@ public final class PulseBusServer implements AutoCloseable {
     private final ServerInitializer initializer;
     private final Channel listener;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
 
     private PulseBusServer(ServerConfig config) throws Exception {
         this.config = config;
@@ -111,8 +112,10 @@ public final class PulseBusServer implements AutoCloseable {
         this.bus = EventBus.builder().meterRegistry(registry).build();
         this.commands = CommandRouter.builder().meterRegistry(registry).quotaStore(storage.quotas())
                 .replyToUnknown(true).build();
+        // overflowWait 0: a say runs on a Netty I/O thread and must not wait for room; a full buffer
+        // drops the oldest record, whose say then gets 503 instead of 201.
         this.transcripts = TranscriptWriter.builder(storage.transcripts()).keepPerChat(config.keepPerChat())
-                .maxAge(Duration.ofDays(config.maxAgeDays())).meterRegistry(registry).build();
+                .maxAge(Duration.ofDays(config.maxAgeDays())).overflowWait(Duration.ZERO).meterRegistry(registry).build();
         this.polls = new LongPollRooms(work);
         this.chat = new HttpChat(transcripts, polls, Clock.systemUTC(), instance, config.maxPendingMessages());
         polls.reader((room, after, limit) -> {
@@ -124,8 +127,7 @@ public final class PulseBusServer implements AutoCloseable {
                 .recordWhen(c -> !HttpChat.PLATFORM.equals(c.platform())) // the http platform records its own
                 .meterRegistry(registry).build();
         pipeline.start();
-        this.liveConfig = config.file() == null ? Config.empty()
-                : Config.builder(config.file()).optional(true).onChange(bus::publish).build();
+        this.liveConfig = Config.builder(config.file()).optional(true).onChange(bus::publish).build();
         this.modules = ModuleHost.builder(bus, commands).pipeline(pipeline).kv(storage.kv()).config(liveConfig)
                 .routes(routes).migrator(storage::migrate).meterRegistry(registry).build();
         loadModules();
@@ -283,26 +285,55 @@ public final class PulseBusServer implements AutoCloseable {
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
+            boolean interrupted = false;
+            while (true) { // a second caller (a second signal) waits for the first
+                try {
+                    stopped.await();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
             return;
         }
-        LOG.info("PulseBus shutting down");
-        listener.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
-        polls.releaseAll();
         try {
-            pipeline.close(); // lanes drain (replies recorded), then transcripts flush
-        } catch (Exception e) {
-            LOG.warn("Pipeline did not close cleanly: {}", e.toString());
+            LOG.info("PulseBus shutting down");
+            step("stop accepting", () -> listener.close().awaitUninterruptibly(5, TimeUnit.SECONDS));
+            step("answer waiting polls", polls::releaseAll);
+            step("pipeline", pipeline::close); // lanes drain (replies recorded), then transcripts flush
+            step("modules", modules::close); // newest first; each releases what it registered
+            step("configuration", liveConfig::close); // writes pending runtime values
+            step("bus", bus::close);
+            step("storage", storage::close);
+            step("event loops", () -> {
+                workers.shutdownGracefully(100, 5000, TimeUnit.MILLISECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+                boss.shutdownGracefully(0, 1000, TimeUnit.MILLISECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+            });
+            step("workers", work::close);
+            step("meters", () -> {
+                gcMetrics.close();
+                registry.close();
+            });
+            LOG.info("PulseBus stopped");
+        } finally {
+            stopped.countDown();
         }
-        modules.close(); // newest first; each releases what it registered
-        liveConfig.close(); // writes pending runtime values
-        bus.close();
-        storage.close();
-        workers.shutdownGracefully(100, 5000, TimeUnit.MILLISECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
-        boss.shutdownGracefully(0, 1000, TimeUnit.MILLISECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
-        work.close();
-        gcMetrics.close();
-        registry.close();
-        LOG.info("PulseBus stopped");
+    }
+
+    private interface Step {
+        void run() throws Exception;
+    }
+
+    /** One shutdown step: a failure is logged and the next step runs anyway. */
+    private static void step(String what, Step step) {
+        try {
+            step.run();
+        } catch (Exception | LinkageError e) {
+            LOG.warn("Shutdown step '{}' failed; going on: {}", what, e.toString());
+        }
     }
 
     private static String emptyToNull(String s) {

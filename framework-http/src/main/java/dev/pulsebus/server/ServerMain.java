@@ -59,8 +59,11 @@ public final class ServerMain {
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runnable stop = () -> {
-            server.close();
-            stopped.countDown();
+            try {
+                server.close(); // a second signal's close waits for the first one's
+            } finally {
+                stopped.countDown();
+            }
         };
         for (String name : new String[] {"TERM", "INT"}) {
             Signal.handle(new Signal(name), sig -> Thread.ofPlatform().name("pulsebus-shutdown").start(stop));

@@ -93,10 +93,27 @@ final class JdbcKvStore implements KvStore, AutoCloseable {
         return clock.millis() + ttl.toMillis();
     }
 
-    /** One point read from the database (a cache miss, or every read with the cache off). */
+    /**
+     * One point read from the database (a cache miss, or every read with the cache off). A read that fails
+     * on a kept session is tried once more on a fresh connection: the kept one may have died with a
+     * database restart while it idled.
+     */
     CachedValue read(String ns, String key) {
         ensureOpen();
         dbReads.increment();
+        try {
+            return readOnce(ns, key);
+        } catch (KvException first) {
+            try {
+                return readOnce(ns, key);
+            } catch (KvException again) {
+                again.addSuppressed(first);
+                throw again;
+            }
+        }
+    }
+
+    private CachedValue readOnce(String ns, String key) {
         Session s = null;
         try {
             s = sessions.borrow();

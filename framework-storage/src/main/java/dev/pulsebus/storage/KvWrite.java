@@ -3,6 +3,8 @@ package dev.pulsebus.storage;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -18,6 +20,29 @@ sealed interface KvWrite {
 
     void committed();
 
+    /**
+     * Runs what waits on a future off the writer thread when something is attached to it (a callback, a
+     * joined thread): the writer goes on committing, and a callback that makes a sync KV call cannot wait
+     * for the writer it runs on. A caller spinning on {@code isDone} sees the result at once.
+     */
+    Executor CALLBACKS = Executors.newVirtualThreadPerTaskExecutor();
+
+    static <T> void complete(CompletableFuture<T> future, T value) {
+        if (future.getNumberOfDependents() == 0) {
+            future.complete(value);
+        } else {
+            CALLBACKS.execute(() -> future.complete(value));
+        }
+    }
+
+    static void fail(CompletableFuture<?> future, Throwable error) {
+        if (future.getNumberOfDependents() == 0) {
+            future.completeExceptionally(error);
+        } else {
+            CALLBACKS.execute(() -> future.completeExceptionally(error));
+        }
+    }
+
     /** One key set to a value. {@code text} is the value as text when the caller gave text. */
     record Put(NamespaceKv kv, String key, byte[] value, @Nullable String text, long expiresAt,
                CompletableFuture<Void> future) implements KvWrite {
@@ -29,7 +54,7 @@ sealed interface KvWrite {
         @Override
         public void committed() {
             kv.cached(key, new CachedValue(value, text, expiresAt));
-            future.complete(null);
+            KvWrite.complete(future, null);
         }
     }
 
@@ -47,7 +72,7 @@ sealed interface KvWrite {
             for (Put put : puts) {
                 kv.cached(put.key(), new CachedValue(put.value(), put.text(), put.expiresAt()));
             }
-            future.complete(null);
+            KvWrite.complete(future, null);
         }
     }
 
@@ -75,7 +100,7 @@ sealed interface KvWrite {
         @Override
         public void committed() {
             kv.cached(key, CachedValue.ABSENT);
-            future.complete(present);
+            KvWrite.complete(future, present);
         }
     }
 
@@ -116,7 +141,7 @@ sealed interface KvWrite {
                 // instance's past; read it afresh next time.
                 kv.invalidate(key);
             }
-            future.complete(swapped);
+            KvWrite.complete(future, swapped);
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.pulsebus.storage;
 
 import dev.pulsebus.internal.FailureLog;
+import dev.pulsebus.internal.WriterThread;
 import dev.pulsebus.kv.KvException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -98,6 +99,7 @@ final class KvWriter {
     }
 
     private void run() {
+        WriterThread.mark();
         List<KvWrite> batch = new ArrayList<>(maxBatch);
         while (true) {
             KvWrite first = spinPoll();
@@ -146,7 +148,7 @@ final class KvWriter {
             failures.failed(e, "committing " + batch.size() + " writes");
             KvException error = new KvException("KV write failed, not stored: " + e.getMessage(), e);
             for (KvWrite w : batch) {
-                w.future().completeExceptionally(error);
+                KvWrite.fail(w.future(), error);
             }
             return;
         }

@@ -59,7 +59,8 @@ public final class Storage implements AutoCloseable {
         this.description = description;
         this.health = new StorageHealth(dataSource);
         // Two connections stay out of the idle sessions: the KV writer's and one for health and migrations.
-        this.sessions = new SessionPool(dataSource, dataSource.getMaximumPoolSize() - 2);
+        this.sessions = new SessionPool(dataSource, dataSource.getMaximumPoolSize() - 2,
+                () -> dataSource.getHikariPoolMXBean().getThreadsAwaitingConnection());
         this.kv = new JdbcKvStore(dataSource, sessions, dialect, health, b);
         this.transcripts = new JdbcTranscriptStore(dataSource, sessions, dialect, health);
         this.quotas = new KvQuotaStore(kv.namespace(KvQuotaStore.NAMESPACE));

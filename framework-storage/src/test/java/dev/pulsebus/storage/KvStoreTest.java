@@ -293,6 +293,18 @@ class KvStoreTest {
     }
 
     @Test
+    void aCallbackOfAWriteMayWriteSynchronouslyWithoutDeadlockingTheWriter() throws Exception {
+        for (int i = 0; i < 20; i++) {
+            String key = "chain" + i;
+            kv.setAsync(key, "1").thenRun(() -> kv.set(key + ".next", "2")).toCompletableFuture()
+                    .get(10, TimeUnit.SECONDS);
+            assertThat(kv.get(key + ".next")).isEqualTo("2");
+        }
+        kv.set("after", "the writer still commits");
+        assertThat(kv.get("after")).isEqualTo("the writer still commits");
+    }
+
+    @Test
     void asyncGetAnswersFromCacheAndDatabase() throws Exception {
         kv.set("k", "v");
         assertThat(kv.getAsync("k").toCompletableFuture().get(5, TimeUnit.SECONDS)).isEqualTo("v");
