@@ -201,10 +201,42 @@ public final class ModuleHost implements AutoCloseable {
         bus.publish(new ModuleUnloaded(name, e.module.version()));
     }
 
-    /** Unloads {@code name} and loads the modules of {@code jar} (a new version) in its place. */
+    /**
+     * Swaps in a new version: unloads {@code name} and the other modules of its jar (newest first), then
+     * loads the modules of {@code jar}. When the new version fails to load, the old jar is loaded again and
+     * the failure is rethrown.
+     *
+     * @throws ModuleException when {@code name} is not loaded, another module depends on it, or the new
+     *                         version failed (then the old one runs again)
+     */
     public synchronized List<LoadedModule> reload(String name, Path jar) {
-        unload(name);
-        return load(jar);
+        Entry e = loaded.get(name);
+        if (e == null) {
+            throw new ModuleException("module '" + name + "' is not loaded");
+        }
+        List<String> siblings = new ArrayList<>();
+        for (Entry other : loaded.values()) {
+            if (other == e || (e.loader != null && other.loader == e.loader)) {
+                siblings.add(other.module.name());
+            }
+        }
+        for (int i = siblings.size() - 1; i >= 0; i--) {
+            unload(siblings.get(i));
+        }
+        try {
+            return load(jar);
+        } catch (RuntimeException failed) {
+            if (e.jar != null) {
+                try {
+                    load(e.jar);
+                    LOG.warn("Module {}: the new version from {} failed to load; the old one runs again: {}", name,
+                            jar.getFileName(), failed.getMessage());
+                } catch (RuntimeException alsoFailed) {
+                    failed.addSuppressed(alsoFailed);
+                }
+            }
+            throw failed;
+        }
     }
 
     /** The loaded modules, in load order. */

@@ -85,6 +85,31 @@ class HotReloadTest {
         bus.close();
     }
 
+    @Test
+    void aNewVersionThatFailsToLoadLeavesTheOldOneRunning() throws Exception {
+        Path v1 = jar("v1");
+        Path broken = ModuleJars.build(dir, "hot-broken", "hot", "HotModule", "HotModule.java", """
+                package hot;
+
+                public final class HotModule implements dev.pulsebus.module.BotModule {
+                    public String name() { return "hot"; }
+                    public void onLoad(dev.pulsebus.module.ModuleContext ctx) {
+                        throw new IllegalStateException("version 2 is broken");
+                    }
+                }
+                """);
+        EventBus bus = EventBus.create();
+        try (ModuleHost host = ModuleHost.builder(bus, CommandRouter.builder().build()).build()) {
+            host.load(v1);
+            Service<Supplier> hot = host.services.handle("test", Supplier.class);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> host.reload("hot", broken))
+                    .isInstanceOf(ModuleException.class).hasMessageContaining("version 2 is broken");
+            assertThat(hot.get().get()).isEqualTo("v1");
+            assertThat(host.loaded()).extracting(ModuleHost.LoadedModule::version).containsExactly("v1");
+        }
+        bus.close();
+    }
+
     private static int collected(List<WeakReference<ClassLoader>> refs) {
         return (int) refs.stream().filter(r -> r.get() == null).count();
     }

@@ -148,8 +148,19 @@ public final class PulseBusServer implements AutoCloseable {
                     .childHandler(initializer)
                     .bind(config.host(), config.port()).sync().channel();
         } catch (Exception e) {
+            // Nothing listens: release what was started (an embedding program or a test goes on running).
             boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            step("pipeline", pipeline::close);
+            step("modules", modules::close);
+            step("configuration", liveConfig::close);
+            step("bus", bus::close);
+            step("storage", storage::close);
+            step("workers", work::close);
+            step("meters", () -> {
+                gcMetrics.close();
+                registry.close();
+            });
             throw new ConfigException("cannot listen on " + config.host() + ":" + config.port() + ": " + e.getMessage(), e);
         }
         LOG.info("PulseBus {} listening on {} ({}, {} modules, storage {})", VERSION, url(),
