@@ -109,6 +109,25 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
         return new Builder(bus);
     }
 
+    /**
+     * Stops every adapter (no more inbound events; each finishes what it holds) and leaves sending and
+     * transcripts working, so that code still running (a module unloading) can reply before
+     * {@link #close()}. Idempotent.
+     */
+    public void stopAdapters() {
+        if (!started) {
+            return;
+        }
+        started = false;
+        for (Adapter a : adapters.values()) {
+            try {
+                a.stop();
+            } catch (Exception e) {
+                LOG.warn("Adapter for {} failed to stop: {}", a.platform(), e.toString());
+            }
+        }
+    }
+
     /** Starts every adapter; events flow from then on. */
     public MessagePipeline start() throws Exception {
         for (Adapter a : adapters.values()) {
@@ -242,16 +261,7 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
     /** Stops the adapters, then writes and closes the transcripts. Idempotent. */
     @Override
     public void close() throws Exception {
-        if (started) {
-            started = false;
-            for (Adapter a : adapters.values()) {
-                try {
-                    a.stop();
-                } catch (Exception e) {
-                    LOG.warn("Adapter for {} failed to stop: {}", a.platform(), e.toString());
-                }
-            }
-        }
+        stopAdapters();
         if (transcripts != null) {
             transcripts.close();
         }

@@ -314,8 +314,9 @@ public final class PulseBusServer implements AutoCloseable {
             LOG.info("PulseBus shutting down");
             step("stop accepting", () -> listener.close().awaitUninterruptibly(5, TimeUnit.SECONDS));
             step("answer waiting polls", polls::releaseAll);
-            step("pipeline", pipeline::close); // lanes drain (replies recorded), then transcripts flush
-            step("modules", modules::close); // newest first; each releases what it registered
+            step("adapters", pipeline::stopAdapters); // room lanes drain; their replies are recorded
+            step("modules", modules::close); // newest first; onUnload may still send
+            step("pipeline", pipeline::close); // transcripts flush
             step("configuration", liveConfig::close); // writes pending runtime values
             step("bus", bus::close);
             step("storage", storage::close);

@@ -36,6 +36,34 @@ class ModuleRoutesTest {
         }
     }
 
+    /** Says goodbye in a room when it unloads. */
+    static final class Farewell implements BotModule {
+        @Override
+        public String name() {
+            return "farewell";
+        }
+
+        @Override
+        public void onLoad(ModuleContext ctx) {
+        }
+
+        @Override
+        public void onUnload(ModuleContext ctx) throws Exception {
+            ctx.pipeline().send(new dev.pulsebus.pipeline.OutboundMessage(new dev.pulsebus.event.Self("http", "bot"),
+                    HttpChat.room("lobby"), dev.pulsebus.event.Message.text("goodbye"), "")).toCompletableFuture().join();
+        }
+    }
+
+    @Test
+    void aModuleCanStillReplyWhileTheServerShutsDown() throws Exception {
+        try (TestServer t = new TestServer(dir, "")) {
+            t.server.modules().load(new Farewell());
+        }
+        try (TestServer again = new TestServer(dir, "")) {
+            assertThat(again.get("/api/rooms/lobby/messages").body()).contains("goodbye");
+        }
+    }
+
     @Test
     void routesAreServedWhileTheModuleIsLoaded() throws Exception {
         try (TestServer t = new TestServer(dir, "")) {
