@@ -1,6 +1,7 @@
 package dev.pulsebus.bench;
 
 import dev.pulsebus.bench.http.RawHttp;
+import dev.pulsebus.diagnostics.MemorySnapshots;
 import dev.pulsebus.internal.Json;
 import dev.pulsebus.server.PulseBusServer;
 import java.io.BufferedReader;
@@ -15,7 +16,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -161,7 +161,7 @@ final class LongPollSuite implements Suite {
                 heap += (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
             }
         }
-        return new long[] {heap, ServerFixture.rssBytes(child.pid())};
+        return new long[] {heap, MemorySnapshots.rssBytes(child.pid())};
     }
 
     private static double waiting(RawHttp probe) {
@@ -179,9 +179,8 @@ final class LongPollSuite implements Suite {
 
     private static URI childUrl(Process child) throws IOException {
         BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
-        Pattern listening = Pattern.compile("is listening on (http://\\S+)");
         for (String line; (line = out.readLine()) != null; ) {
-            Matcher m = listening.matcher(line);
+            Matcher m = StartupSuite.LISTENING.matcher(line);
             if (m.find()) {
                 Thread.ofVirtual().start(() -> drain(out));
                 return URI.create(m.group(1));

@@ -60,20 +60,6 @@ final class ServerFixture {
         return String.format("%.0f us", h.getValueAtPercentile(percentile) / 1e3);
     }
 
-    /** The resident set size of process {@code pid} in bytes, from /proc; -1 where there is no /proc. */
-    static long rssBytes(long pid) {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
-                if (line.startsWith("VmRSS:")) {
-                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-                }
-            }
-        } catch (IOException | NumberFormatException e) {
-            return -1;
-        }
-        return -1;
-    }
-
     static Map<String, Double> peers(Object... nameValue) {
         Map<String, Double> m = new TreeMap<>();
         for (int i = 0; i < nameValue.length; i += 2) {

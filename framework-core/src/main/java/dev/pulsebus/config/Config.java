@@ -410,19 +410,28 @@ public final class Config implements AutoCloseable {
     static Map<String, Object> fromEnv(Map<String, String> env) {
         Map<String, Object> out = new HashMap<>();
         for (Map.Entry<String, String> e : env.entrySet()) {
-            String name = e.getKey();
-            if (!name.startsWith("PULSEBUS_")) {
-                continue;
+            String key = keyOf(e.getKey());
+            if (key != null) {
+                out.put(key, typed(e.getValue()));
             }
-            String rest = name.substring("PULSEBUS_".length()).toLowerCase(Locale.ROOT);
-            int cut = rest.indexOf('_');
-            if (cut <= 0 || cut == rest.length() - 1) {
-                continue;
-            }
-            String key = rest.substring(0, cut) + "." + rest.substring(cut + 1).replace("__", ".");
-            out.put(key, typed(e.getValue()));
         }
         return out;
+    }
+
+    /**
+     * The setting an environment variable overrides ({@code PULSEBUS_SERVER_PORT} → {@code server.port},
+     * {@code PULSEBUS_MODULES_WEATHER__CITY} → {@code modules.weather.city}), or null when it names none.
+     */
+    public static @Nullable String keyOf(String variable) {
+        if (!variable.startsWith("PULSEBUS_")) {
+            return null;
+        }
+        String rest = variable.substring("PULSEBUS_".length()).toLowerCase(Locale.ROOT);
+        int cut = rest.indexOf('_');
+        if (cut <= 0 || cut == rest.length() - 1) {
+            return null;
+        }
+        return rest.substring(0, cut) + "." + rest.substring(cut + 1).replace("__", ".");
     }
 
     private static Object typed(String text) {

@@ -63,10 +63,19 @@ public final class MemorySnapshots {
         return LAST.size();
     }
 
-    /** Resident set size in bytes, or -1 without {@code /proc}. */
+    /** This process's resident set size in bytes, or -1 without {@code /proc}. */
     static long rss() {
+        return rss(STATUS);
+    }
+
+    /** The resident set size of process {@code pid} in bytes (from {@code /proc}), or -1 where there is none. */
+    public static long rssBytes(long pid) {
+        return rss(Path.of("/proc", Long.toString(pid), "status"));
+    }
+
+    private static long rss(Path status) {
         try {
-            for (String line : Files.readAllLines(STATUS)) {
+            for (String line : Files.readAllLines(status)) {
                 if (line.startsWith("VmRSS:")) {
                     return Long.parseLong(line.substring(6).replace("kB", "").trim()) * 1024;
                 }

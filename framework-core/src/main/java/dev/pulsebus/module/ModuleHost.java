@@ -3,6 +3,7 @@ package dev.pulsebus.module;
 import dev.pulsebus.bus.EventBus;
 import dev.pulsebus.command.CommandRouter;
 import dev.pulsebus.config.Config;
+import dev.pulsebus.internal.Names;
 import dev.pulsebus.kv.KvStore;
 import dev.pulsebus.pipeline.MessagePipeline;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -148,6 +149,10 @@ public final class ModuleHost implements AutoCloseable {
 
     private synchronized LoadedModule load(BotModule module, @Nullable URLClassLoader loader, @Nullable Path jar) {
         String name = module.name();
+        String bad = Names.problem("module name", name);
+        if (bad != null) {
+            throw new ModuleException(bad + " (" + module.getClass().getName() + ")");
+        }
         if (loaded.containsKey(name)) {
             throw new ModuleException("module '" + name + "' is loaded already");
         }

@@ -2,6 +2,7 @@ package dev.pulsebus.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pulsebus.internal.Json;
+import dev.pulsebus.internal.Names;
 import dev.pulsebus.module.HttpRoute;
 import dev.pulsebus.module.Routes;
 import dev.pulsebus.transcript.TranscriptRecord;
@@ -14,15 +15,11 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.DecoderResult;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
@@ -47,7 +44,6 @@ import org.slf4j.LoggerFactory;
 final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     private static final Logger LOG = LoggerFactory.getLogger(HttpHandler.class);
-    static final int MAX_NAME = 64;
     private static final String OPENMETRICS = "application/openmetrics-text";
     private static final String OPENMETRICS_TYPE = "application/openmetrics-text; version=1.0.0; charset=utf-8";
     private static final String PROMETHEUS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
@@ -168,15 +164,9 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         if (MessageDigest.isEqual(token, auth.getBytes(StandardCharsets.UTF_8))) {
             return true;
         }
-        FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.UNAUTHORIZED,
-                Unpooled.wrappedBuffer(Responses.bytes(Json.MAPPER.createObjectNode()
-                        .put("error", "missing or wrong token: send Authorization: Bearer <token>")
-                        .put("status", 401))));
-        res.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer")
-                .set(HttpHeaderNames.CONTENT_TYPE, Responses.JSON)
-                .setInt(HttpHeaderNames.CONTENT_LENGTH, res.content().readableBytes());
-        count("api", res.status());
-        ctx.writeAndFlush(res);
+        count("api", HttpResponseStatus.UNAUTHORIZED);
+        Responses.error(ctx, HttpResponseStatus.UNAUTHORIZED, "missing or wrong token: send Authorization: Bearer <token>",
+                HttpUtil.isKeepAlive(req), HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
         return false;
     }
 
@@ -196,7 +186,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             fail(ctx, "unknown", HttpResponseStatus.NOT_FOUND, "no such path: " + path, keepAlive);
             return;
         }
-        String bad = checkName("room name", room);
+        String bad = Names.problem("room name", room);
         if (bad != null) {
             fail(ctx, action, HttpResponseStatus.BAD_REQUEST, bad, keepAlive);
             return;
@@ -306,19 +296,9 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                 return true;
             }
         }
-        FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.METHOD_NOT_ALLOWED,
-                Unpooled.wrappedBuffer(Responses.bytes(Json.MAPPER.createObjectNode()
-                        .put("error", method.name() + " is not allowed here; allowed: " + allowed).put("status", 405))));
-        res.headers().set(HttpHeaderNames.ALLOW, allowed).set(HttpHeaderNames.CONTENT_TYPE, Responses.JSON)
-                .setInt(HttpHeaderNames.CONTENT_LENGTH, res.content().readableBytes());
-        if (!keepAlive) {
-            res.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-        }
-        count(route, res.status());
-        var f = ctx.writeAndFlush(res);
-        if (!keepAlive) {
-            f.addListener(io.netty.channel.ChannelFutureListener.CLOSE);
-        }
+        count(route, HttpResponseStatus.METHOD_NOT_ALLOWED);
+        Responses.error(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED, method.name() + " is not allowed here; allowed: "
+                + allowed, keepAlive, HttpHeaderNames.ALLOW, allowed);
         return false;
     }
 
@@ -345,25 +325,10 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         c.increment();
     }
 
-    /** Null when {@code name} is 1 to 64 of {@code A-Z a-z 0-9 . _ -}; otherwise what is wrong. */
-    static @Nullable String checkName(String what, String name) {
-        if (name.isEmpty() || name.length() > MAX_NAME) {
-            return what + " must be 1 to " + MAX_NAME + " characters, was " + name.length();
-        }
-        for (int i = 0; i < name.length(); i++) {
-            char c = name.charAt(i);
-            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_'
-                    || c == '-')) {
-                return what + " may use only A-Z a-z 0-9 . _ - (found '" + c + "' at " + i + ")";
-            }
-        }
-        return null;
-    }
-
     /** Null when {@code user} is 1 to 64 characters without control characters; otherwise what is wrong. */
     static @Nullable String checkUser(String user) {
-        if (user.isBlank() || user.length() > MAX_NAME) {
-            return "field 'user' must be 1 to " + MAX_NAME + " characters, not blank";
+        if (user.isBlank() || user.length() > Names.MAX) {
+            return "field 'user' must be 1 to " + Names.MAX + " characters, not blank";
         }
         for (int i = 0; i < user.length(); i++) {
             if (Character.isISOControl(user.charAt(i))) {

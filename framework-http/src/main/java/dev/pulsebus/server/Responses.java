@@ -31,9 +31,18 @@ final class Responses {
     /** Writes {@code body} (taken over: released by Netty) and closes the connection unless kept alive. */
     static ChannelFuture write(ChannelHandlerContext ctx, HttpResponseStatus status, CharSequence contentType, ByteBuf body,
                                boolean keepAlive) {
+        return write(ctx, status, contentType, body, keepAlive, null, null);
+    }
+
+    /** {@link #write} with one more header ({@code Allow}, {@code WWW-Authenticate}); none when it is null. */
+    static ChannelFuture write(ChannelHandlerContext ctx, HttpResponseStatus status, CharSequence contentType, ByteBuf body,
+                               boolean keepAlive, CharSequence header, String value) {
         FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body);
         if (contentType != null) {
             res.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);
+        }
+        if (header != null) {
+            res.headers().set(header, value);
         }
         res.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
         if (!keepAlive) {
@@ -51,8 +60,14 @@ final class Responses {
     }
 
     static void error(ChannelHandlerContext ctx, HttpResponseStatus status, String message, boolean keepAlive) {
+        error(ctx, status, message, keepAlive, null, null);
+    }
+
+    /** An error with one more header, e.g. {@code Allow} on a 405. */
+    static void error(ChannelHandlerContext ctx, HttpResponseStatus status, String message, boolean keepAlive,
+                      CharSequence header, String value) {
         ObjectNode body = Json.MAPPER.createObjectNode().put("error", message).put("status", status.code());
-        json(ctx, status, body, keepAlive);
+        write(ctx, status, JSON, Unpooled.wrappedBuffer(bytes(body)), keepAlive, header, value);
     }
 
     static void empty(ChannelHandlerContext ctx, HttpResponseStatus status, boolean keepAlive) {

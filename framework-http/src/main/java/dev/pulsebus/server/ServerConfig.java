@@ -5,7 +5,6 @@ import dev.pulsebus.config.ConfigException;
 import dev.pulsebus.config.ConfigSnapshot;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -46,8 +45,8 @@ public record ServerConfig(
      */
     public static ServerConfig load(@Nullable Path file, boolean optional, Map<String, String> env) {
         for (String name : env.keySet()) {
-            if (name.startsWith("PULSEBUS_") && !name.startsWith("PULSEBUS_MODULES_")) {
-                String key = name.substring("PULSEBUS_".length()).toLowerCase(Locale.ROOT).replaceFirst("_", ".");
+            String key = Config.keyOf(name);
+            if (key != null && !key.startsWith("modules.")) {
                 int dot = key.indexOf('.');
                 Set<String> keys = dot < 0 ? null : KNOWN.get(key.substring(0, dot));
                 if (keys == null || !keys.contains(key.substring(dot + 1))) {

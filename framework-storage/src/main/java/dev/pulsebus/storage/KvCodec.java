@@ -1,5 +1,6 @@
 package dev.pulsebus.storage;
 
+import dev.pulsebus.internal.Names;
 import dev.pulsebus.kv.KvException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -10,24 +11,14 @@ import java.nio.charset.StandardCharsets;
 final class KvCodec {
 
     static final int MAX_KEY_CHARS = 255;
-    static final int MAX_NAMESPACE_CHARS = 64;
 
     private KvCodec() {
     }
 
     static String checkNamespace(String name) {
-        if (name == null || name.isEmpty() || name.length() > MAX_NAMESPACE_CHARS) {
-            throw new KvException("KV namespace must be 1 to " + MAX_NAMESPACE_CHARS + " characters, was "
-                    + (name == null ? "null" : "'" + name + "'"));
-        }
-        for (int i = 0; i < name.length(); i++) {
-            char c = name.charAt(i);
-            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-                    || c == '.' || c == '_' || c == '-';
-            if (!ok) {
-                throw new KvException("KV namespace '" + name + "' has '" + c + "' at " + i
-                        + ": use A-Z a-z 0-9 . _ -");
-            }
+        String problem = Names.problem("KV namespace", name);
+        if (problem != null) {
+            throw new KvException(problem);
         }
         return name;
     }
