@@ -332,6 +332,7 @@ public final class Storage implements AutoCloseable {
             } catch (IOException e) {
                 throw new StorageException("cannot create data directory " + dataDir.toAbsolutePath() + ": " + e, e);
             }
+            SqliteNative.prepare(dataDir);
             return "jdbc:sqlite:" + dataDir.resolve(SQLITE_FILE).toAbsolutePath();
         }
 
