@@ -1,0 +1,108 @@
+package dev.pulsebus.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
+import ch.qos.logback.classic.joran.JoranConfigurator;
+import ch.qos.logback.classic.spi.Configurator.ExecutionStatus;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.Appender;
+import ch.qos.logback.core.ConsoleAppender;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The shipped logging set up without Joran is the set-up Joran makes of the shipped file. */
+class ShippedLoggingTest {
+
+    private static final Path SHIPPED = Path.of("..", "config", "logback.xml");
+
+    @TempDir
+    Path dir;
+
+    @AfterEach
+    void clearProperty() {
+        System.clearProperty("logback.configurationFile");
+    }
+
+    @Test
+    void theShippedFileGetsTheSetUpJoranMakesOfIt() throws Exception {
+        LoggerContext byJoran = new LoggerContext();
+        JoranConfigurator joran = new JoranConfigurator();
+        joran.setContext(byJoran);
+        joran.doConfigure(SHIPPED.toFile());
+
+        System.setProperty("logback.configurationFile", SHIPPED.toString());
+        LoggerContext byUs = new LoggerContext();
+        ShippedLogging configurator = new ShippedLogging();
+        configurator.setContext(byUs);
+        assertThat(configurator.configure(byUs)).isEqualTo(ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY);
+
+        assertThat(describe(byUs)).isEqualTo(describe(byJoran));
+        assertThat(describe(byUs)).containsEntry("ROOT", "WARN " + List.of(
+                "CONSOLE ConsoleAppender System.out " + ShippedLogging.PATTERN)).containsEntry("dev.pulsebus", "INFO []");
+    }
+
+    @Test
+    void anyOtherConfigurationIsLeftToLogback() throws Exception {
+        Path edited = dir.resolve("logback.xml");
+        Files.writeString(edited, Files.readString(SHIPPED).replace("level=\"INFO\"", "level=\"DEBUG\""));
+        for (String file : List.of(edited.toString(), dir.resolve("missing.xml").toString())) {
+            System.setProperty("logback.configurationFile", file);
+            LoggerContext context = new LoggerContext();
+            ShippedLogging configurator = new ShippedLogging();
+            configurator.setContext(context);
+            assertThat(configurator.configure(context)).as(file).isEqualTo(ExecutionStatus.NEUTRAL);
+            assertThat(context.getLogger(Logger.ROOT_LOGGER_NAME).iteratorForAppenders().hasNext()).isFalse();
+        }
+        // No property: the test class path has a logback-test.xml, which Logback prefers.
+        System.clearProperty("logback.configurationFile");
+        LoggerContext context = new LoggerContext();
+        ShippedLogging configurator = new ShippedLogging();
+        configurator.setContext(context);
+        assertThat(configurator.configure(context)).isEqualTo(ExecutionStatus.NEUTRAL);
+    }
+
+    @Test
+    void theJarsOwnLogbackXmlIsTheShippedFileAndLogbackFindsTheConfigurator() throws Exception {
+        try (InputStream in = ShippedLogging.class.getClassLoader().getResourceAsStream("logback.xml")) {
+            assertThat(in).isNotNull();
+            assertThat(in.readAllBytes()).isEqualTo(Files.readAllBytes(SHIPPED));
+        }
+        try (InputStream in = ShippedLogging.class.getClassLoader()
+                .getResourceAsStream("META-INF/services/ch.qos.logback.classic.spi.Configurator")) {
+            assertThat(in).isNotNull();
+            assertThat(new String(in.readAllBytes()).trim()).isEqualTo(ShippedLogging.class.getName());
+        }
+    }
+
+    /** Every logger with a level of its own: its level and appenders (name, class, target, pattern). */
+    private static Map<String, String> describe(LoggerContext context) {
+        Map<String, String> m = new TreeMap<>();
+        for (Logger logger : context.getLoggerList()) {
+            if (logger.getLevel() == null) {
+                continue;
+            }
+            List<String> appenders = new ArrayList<>();
+            for (var it = logger.iteratorForAppenders(); it.hasNext(); ) {
+                Appender<ILoggingEvent> a = it.next();
+                String line = a.getName() + " " + a.getClass().getSimpleName();
+                if (a instanceof ConsoleAppender<ILoggingEvent> console) {
+                    line += " " + console.getTarget() + " " + ((PatternLayoutEncoder) console.getEncoder()).getPattern();
+                }
+                appenders.add(line);
+            }
+            m.put(logger.getName(), logger.getLevel() + " " + appenders);
+        }
+        return m;
+    }
+}
