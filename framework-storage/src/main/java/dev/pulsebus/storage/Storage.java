@@ -47,6 +47,7 @@ public final class Storage implements AutoCloseable {
     private final Dialect dialect;
     private final HikariDataSource dataSource;
     private final StorageHealth health;
+    private final @Nullable WalCheckpointer checkpointer;
     private final SessionPool sessions;
     private final JdbcKvStore kv;
     private final JdbcTranscriptStore transcripts;
@@ -58,6 +59,7 @@ public final class Storage implements AutoCloseable {
         this.dataSource = dataSource;
         this.description = description;
         this.health = new StorageHealth(dataSource);
+        this.checkpointer = dialect == Dialect.SQLITE ? new WalCheckpointer(dataSource, health) : null;
         // Two connections stay out of the idle sessions: the KV writer's and one for health and migrations.
         this.sessions = new SessionPool(dataSource, dataSource.getMaximumPoolSize() - 2,
                 () -> dataSource.getHikariPoolMXBean().getThreadsAwaitingConnection());
@@ -88,6 +90,16 @@ public final class Storage implements AutoCloseable {
     /** {@code sqlite}, {@code postgresql} or {@code mysql}. */
     public String backend() {
         return dialect.backend;
+    }
+
+    /** The SQLite checkpointer, or null on other backends (for tests). */
+    @Nullable WalCheckpointer checkpointer() {
+        return checkpointer;
+    }
+
+    /** The pool (for tests). */
+    javax.sql.DataSource dataSource() {
+        return dataSource;
     }
 
     /** True while the database answers: the last call or background ping (once a second) succeeded. Never waits. */
@@ -124,6 +136,9 @@ public final class Storage implements AutoCloseable {
     public void close() {
         health.close();
         kv.close();
+        if (checkpointer != null) {
+            checkpointer.close();
+        }
         sessions.close();
         dataSource.close();
     }
@@ -284,6 +299,7 @@ public final class Storage implements AutoCloseable {
                 config.addDataSourceProperty("synchronous", synchronous);
                 config.addDataSourceProperty("busy_timeout", "10000");
                 config.addDataSourceProperty("cache_size", "-32768");
+                config.setConnectionInitSql(WalCheckpointer.CONNECTION_INIT_SQL);
             }
             if (meterRegistry != null) {
                 config.setMetricRegistry(meterRegistry);
