@@ -1,6 +1,5 @@
 package dev.pulsebus.server;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulsebus.bus.EventBus;
 import dev.pulsebus.command.CommandRouter;
 import dev.pulsebus.config.Config;
@@ -44,7 +43,6 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -68,7 +66,7 @@ public final class PulseBusServer implements AutoCloseable {
     static final String VERSION = versionOf();
 
     private final ServerConfig config;
-    private final Instant started = Instant.now();
+    private final long startedNanos = System.nanoTime();
     private final String instance;
     private final PrometheusMeterRegistry registry;
     private final JvmGcMetrics gcMetrics;
@@ -256,19 +254,9 @@ public final class PulseBusServer implements AutoCloseable {
         boolean storageUp = storage.healthy();
         boolean transcriptsUp = transcripts.healthy();
         String status = !storageUp ? "DOWN" : !transcriptsUp ? "DEGRADED" : "UP";
-        ObjectNode body = Json.MAPPER.createObjectNode()
-                .put("status", status)
-                .put("instance", instance)
-                .put("version", VERSION)
-                .put("uptime_s", Duration.between(started, Instant.now()).toSeconds());
-        body.putObject("events").put("received", chat.received.sum()).put("handled", chat.handled.sum());
-        ObjectNode components = body.putObject("components");
-        components.put("storage", storageUp ? "UP" : "DOWN");
-        components.put("transcripts", transcriptsUp ? "UP" : "DOWN");
-        components.put("http", closed.get() ? "DOWN" : "UP");
-        if (!storageUp && storage.lastError() != null) {
-            body.put("error", storage.lastError());
-        }
+        long uptime = (System.nanoTime() - startedNanos) / 1_000_000_000L;
+        byte[] body = Responses.health(status, instance, VERSION, uptime, chat.received.sum(), chat.handled.sum(),
+                storageUp, transcriptsUp, !closed.get(), storageUp ? null : storage.lastError());
         return new HttpHandler.Health(storageUp ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE, body);
     }
 

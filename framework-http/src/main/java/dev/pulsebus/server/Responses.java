@@ -19,6 +19,7 @@ import io.netty.util.AsciiString;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /** Building and writing the server's responses: JSON bodies, error bodies, keep-alive or close. */
 final class Responses {
@@ -100,6 +101,31 @@ final class Responses {
                 writeMessage(g, r);
             }
             g.writeEndArray();
+            g.writeEndObject();
+        });
+    }
+
+    /** {@code /health}'s body, written without a tree (it is the most asked-for path). */
+    static byte[] health(String status, String instance, String version, long uptimeSeconds, long received,
+                         long handled, boolean storageUp, boolean transcriptsUp, boolean httpUp, @Nullable String error) {
+        return write(g -> {
+            g.writeStartObject();
+            g.writeStringField("status", status);
+            g.writeStringField("instance", instance);
+            g.writeStringField("version", version);
+            g.writeNumberField("uptime_s", uptimeSeconds);
+            g.writeObjectFieldStart("events");
+            g.writeNumberField("received", received);
+            g.writeNumberField("handled", handled);
+            g.writeEndObject();
+            g.writeObjectFieldStart("components");
+            g.writeStringField("storage", storageUp ? "UP" : "DOWN");
+            g.writeStringField("transcripts", transcriptsUp ? "UP" : "DOWN");
+            g.writeStringField("http", httpUp ? "UP" : "DOWN");
+            g.writeEndObject();
+            if (error != null) {
+                g.writeStringField("error", error);
+            }
             g.writeEndObject();
         });
     }

@@ -51,7 +51,11 @@ class ChatApiTest {
         assertThat(h.get("instance").asText()).isNotBlank();
         assertThat(h.get("uptime_s").isIntegralNumber()).isTrue();
         assertThat(h.at("/events/received").asLong()).isZero();
+        assertThat(h.at("/events/handled").isIntegralNumber()).isTrue();
         assertThat(h.at("/components/storage").asText()).isEqualTo("UP");
+        assertThat(h.at("/components/transcripts").asText()).isEqualTo("UP");
+        assertThat(h.at("/components/http").asText()).isEqualTo("UP");
+        assertThat(h.has("error")).isFalse();
     }
 
     @Test

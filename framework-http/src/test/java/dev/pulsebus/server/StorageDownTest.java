@@ -55,6 +55,7 @@ class StorageDownTest {
                 JsonNode h = Json.MAPPER.readTree(down.body());
                 assertThat(h.get("status").asText()).isEqualTo("DOWN");
                 assertThat(h.at("/components/storage").asText()).isEqualTo("DOWN");
+                assertThat(h.get("error").asText()).isNotBlank(); // why, from the last failed call or ping
 
                 proxy.restore();
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
