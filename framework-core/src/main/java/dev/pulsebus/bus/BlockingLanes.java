@@ -131,11 +131,14 @@ final class BlockingLanes {
         threads.newThread(r).start();
     }
 
-    /** Stops accepting tasks, then waits up to {@code timeoutNanos} for the pending ones to finish. */
+    /**
+     * Stops accepting tasks, then waits up to {@code timeoutNanos} for the pending ones to finish and
+     * their drainers to retire (a drainer lingers a few yields after its last task).
+     */
     boolean close(long timeoutNanos) {
         closed = true;
         long deadline = System.nanoTime() + timeoutNanos;
-        while (pending.get() > 0) {
+        while (pending.get() > 0 || !lanes.isEmpty()) {
             if (System.nanoTime() - deadline >= 0) {
                 return false;
             }
