@@ -53,6 +53,38 @@ class ConfigTest {
     }
 
     @Test
+    void everyTomlValueKindIsRead() throws Exception {
+        Path f = file("""
+                top = "level"
+                [a]
+                big = 9007199254740993
+                negative = -7
+                ratio = 1.5e3
+                on = false
+                names = ["x", "y"]
+                nested = [[1, 2], {k = "v"}]
+                day = 2026-11-30
+                inline = { host = "h", port = 1 }
+                [a.b.c]
+                deep = 'literal \\ string'
+                """);
+        try (Config c = Config.builder(f).watch(false).env(Map.of()).build()) {
+            ConfigSnapshot s = c.snapshot();
+            assertThat(s.getString("top", "")).isEqualTo("level");
+            assertThat(s.getLong("a.big", 0)).isEqualTo(9007199254740993L);
+            assertThat(s.getLong("a.negative", 0)).isEqualTo(-7);
+            assertThat(s.getDouble("a.ratio", 0)).isEqualTo(1500.0);
+            assertThat(s.getBoolean("a.on", true)).isFalse();
+            assertThat(s.getString("a.names", "")).isEqualTo("[\"x\",\"y\"]"); // arrays as their JSON text
+            assertThat(s.getString("a.nested", "")).isEqualTo("[[1,2],{\"k\":\"v\"}]");
+            assertThat(s.getString("a.day", "")).isEqualTo("2026-11-30");
+            assertThat(s.getString("a.inline.host", "")).isEqualTo("h");
+            assertThat(s.getInt("a.inline.port", 0)).isEqualTo(1);
+            assertThat(s.getString("a.b.c.deep", "")).isEqualTo("literal \\ string");
+        }
+    }
+
+    @Test
     void aBrokenFileAtStartNamesTheLine() throws Exception {
         Path f = file("[server]\nport = 8080\nhost = \"oops\n");
         assertThatThrownBy(() -> Config.builder(f).watch(false).env(Map.of()).build())

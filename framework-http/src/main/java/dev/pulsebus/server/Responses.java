@@ -1,5 +1,6 @@
 package dev.pulsebus.server;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulsebus.internal.Json;
@@ -141,13 +142,19 @@ final class Responses {
         g.writeEndObject();
     }
 
+    /**
+     * Jackson's streaming writer alone: a server answers {@code /health} without making the object mapper
+     * (a few hundred classes), which a say's body needs only later.
+     */
+    private static final JsonFactory GENERATORS = new JsonFactory();
+
     private interface Body {
         void write(JsonGenerator g) throws IOException;
     }
 
     private static byte[] write(Body body) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(256);
-        try (JsonGenerator g = Json.MAPPER.getFactory().createGenerator(out)) {
+        try (JsonGenerator g = GENERATORS.createGenerator(out)) {
             body.write(g);
         } catch (IOException e) {
             throw new IllegalStateException("cannot write JSON: " + e.getMessage(), e);
