@@ -75,8 +75,11 @@ final class StartupSuite implements Suite {
             rows.add(ServerFixture.row("startup", "startup.cold_to_ready_archived", "ms", null, null, null,
                     ServerFixture.peers(), note));
         } else {
-            Path root = jar.getParent().getParent().getParent(); // the checkout: ./pulsebus runs from there
+            Path root = checkout(jar); // ./pulsebus runs from there (null: the jar is elsewhere)
             List<String> server = new ArrayList<>(jvm(java));
+            if (root != null) {
+                server.add("-Dlogback.configurationFile=config/logback.xml"); // as ./pulsebus passes it
+            }
             server.addAll(List.of("-jar", jar.toString()));
             List<String> bare = new ArrayList<>(jvm(java));
             bare.addAll(List.of("-cp", bareNettyClassPath(dir), BareNetty.class.getName()));
@@ -230,6 +233,16 @@ final class StartupSuite implements Suite {
         }
         long t0 = System.nanoTime();
         Process p = pb.start();
+        // A server that hangs before it prints its URL would block readLine for good: stop it after 2 min.
+        Thread watchdog = Thread.ofVirtual().start(() -> {
+            try {
+                if (!p.waitFor(120, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                }
+            } catch (InterruptedException ignored) {
+                // done in time
+            }
+        });
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
             URI url = null;
@@ -268,8 +281,17 @@ final class StartupSuite implements Suite {
             drain.join();
             return ready;
         } finally {
+            watchdog.interrupt();
             p.destroyForcibly();
         }
+    }
+
+    /** The checkout holding {@code <checkout>/framework-http/target/pulsebus-server.jar}, or null. */
+    private static Path checkout(Path jar) {
+        Path target = jar.getParent();
+        Path module = target == null ? null : target.getParent();
+        Path root = module == null ? null : module.getParent();
+        return root != null && Files.isDirectory(root.resolve("config")) ? root : null;
     }
 
     /** The shaded server jar beside this module, or null. */

@@ -60,14 +60,15 @@ public final class Config implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Config.class);
 
-    /** Jackson's TOML mapper, made on first write: reading needs only the streaming parser. */
+    /** Jackson's TOML mapper, made on first write: reading needs only the parser. */
     private static final class Toml {
         static final TomlMapper MAPPER = new TomlMapper();
     }
 
     /**
-     * The streaming TOML parser, made on first read. Reading through it rather than the mapper keeps
-     * Jackson's object mapper (a few hundred classes, about 150 ms of a server's start) off the path.
+     * Jackson's TOML parser, made on first read. It builds a node tree of the file and hands it out as
+     * tokens; reading through it rather than the mapper keeps Jackson's object mapper (a few hundred
+     * classes, about 150 ms of a server's start) off the path.
      */
     private static final class TomlReader {
         static final TomlFactory FACTORY = new TomlFactory();

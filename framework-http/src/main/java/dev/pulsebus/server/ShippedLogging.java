@@ -7,23 +7,24 @@ import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
 import ch.qos.logback.classic.spi.Configurator;
 import ch.qos.logback.classic.spi.ConfiguratorRank;
 import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.classic.util.DefaultJoranConfigurator;
 import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.spi.ContextAwareBase;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Arrays;
+import java.util.zip.CRC32;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Sets up the shipped logging ({@code config/logback.xml}, also the jar's {@code logback.xml}) without
- * Logback's XML machinery when the configuration in use is that file, byte for byte: Joran (an XML
- * parser, its actions and model handlers) costs about 150 ms of a server's start here, for four
- * settings. Any other configuration (an edited file, another {@code logback.configurationFile}, a
- * {@code logback-test.xml} or an application's own {@code logback.xml} first on the class path) is left
- * to Logback as usual. {@code ShippedLoggingTest} checks that both ways give the same set-up.
+ * Logback's XML machinery when the configuration Logback would read is that file, byte for byte: Joran
+ * (an XML parser, its actions and model handlers) costs about 150 ms of a server's start here, for four
+ * settings. The file is recognised by its length and CRC-32, and found the way Logback finds it (Logback's
+ * own search: {@code logback.configurationFile}, then {@code logback-test.xml}, then {@code logback.xml}
+ * on the class path), so an edited file, another file, or an application's own {@code logback.xml} is
+ * left to Logback as usual. {@code ShippedLoggingTest} checks that both ways give the same set-up and
+ * that the recognised length and CRC are the shipped file's.
  *
  * <p>Found by Logback through {@code META-INF/services/ch.qos.logback.classic.spi.Configurator}.
  */
@@ -35,34 +36,28 @@ public final class ShippedLogging extends ContextAwareBase implements Configurat
     static final String APPENDER = "CONSOLE";
     static final Level PULSEBUS_LEVEL = Level.INFO;
     static final Level ROOT_LEVEL = Level.WARN;
+    /** The shipped file's length and CRC-32: change them with the file (the test says the new ones). */
+    static final int SHIPPED_LENGTH = 474;
+    static final long SHIPPED_CRC = 0x49420a3aL;
 
     @Override
     public ExecutionStatus configure(LoggerContext context) {
-        ClassLoader loader = ShippedLogging.class.getClassLoader();
-        byte[] shipped = read(loader.getResource("logback.xml"));
-        if (shipped == null || !Arrays.equals(shipped, inUse(loader))) {
+        DefaultJoranConfigurator logbacksOwnSearch = new DefaultJoranConfigurator();
+        logbacksOwnSearch.setContext(context);
+        if (!isShipped(read(logbacksOwnSearch.findURLOfDefaultConfigurationFile(false)))) {
             return ExecutionStatus.NEUTRAL; // Logback reads the configuration itself
         }
         apply(context);
         return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
     }
 
-    /** The bytes of the configuration Logback would read, or null when it would read none we can see. */
-    private static byte @Nullable [] inUse(ClassLoader loader) {
-        String file = System.getProperty("logback.configurationFile");
-        if (file != null) {
-            try {
-                return Files.readAllBytes(Path.of(file));
-            } catch (IOException | RuntimeException e) {
-                return null; // a URL or a missing file: Logback says what it makes of it
-            }
+    static boolean isShipped(byte @Nullable [] config) {
+        if (config == null || config.length != SHIPPED_LENGTH) {
+            return false;
         }
-        ClassLoader context = Thread.currentThread().getContextClassLoader();
-        ClassLoader search = context != null ? context : loader;
-        if (search.getResource("logback-test.xml") != null) {
-            return null;
-        }
-        return read(search.getResource("logback.xml"));
+        CRC32 crc = new CRC32();
+        crc.update(config);
+        return crc.getValue() == SHIPPED_CRC;
     }
 
     private static byte @Nullable [] read(@Nullable URL url) {
@@ -72,7 +67,7 @@ public final class ShippedLogging extends ContextAwareBase implements Configurat
         try (InputStream in = url.openStream()) {
             return in.readAllBytes();
         } catch (IOException e) {
-            return null;
+            return null; // Logback says what it makes of it
         }
     }
 

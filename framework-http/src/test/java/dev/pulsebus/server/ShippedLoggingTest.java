@@ -73,6 +73,21 @@ class ShippedLoggingTest {
     }
 
     @Test
+    void theShippedFileIsRecognisedByItsLengthAndCrcAndNothingElseIs() throws Exception {
+        byte[] shipped = Files.readAllBytes(SHIPPED);
+        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        crc.update(shipped);
+        assertThat(ShippedLogging.isShipped(shipped))
+                .as("config/logback.xml changed: set ShippedLogging.SHIPPED_LENGTH = %d, SHIPPED_CRC = 0x%sL and apply()"
+                        + " to what it says", shipped.length, Long.toHexString(crc.getValue())).isTrue();
+        byte[] other = shipped.clone();
+        other[other.length / 2] ^= 1; // an application's own logback.xml, or one edited in place
+        assertThat(ShippedLogging.isShipped(other)).isFalse();
+        assertThat(ShippedLogging.isShipped(java.util.Arrays.copyOf(shipped, shipped.length - 1))).isFalse();
+        assertThat(ShippedLogging.isShipped(null)).isFalse();
+    }
+
+    @Test
     void theJarsOwnLogbackXmlIsTheShippedFileAndLogbackFindsTheConfigurator() throws Exception {
         try (InputStream in = ShippedLogging.class.getClassLoader().getResourceAsStream("logback.xml")) {
             assertThat(in).isNotNull();

@@ -9,20 +9,24 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Locale;
+import java.util.jar.JarFile;
+import java.util.zip.CRC32;
 import java.util.zip.ZipEntry;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Keeps sqlite-jdbc's native library in the data directory, extracted once, instead of letting the
- * driver extract it to the temporary directory at every start. The driver's own path runs
- * {@code uname}, checksums and byte-compares the 1.1 MB library and scans the temporary directory: about
- * 100 ms of a server's start here. We point {@code org.sqlite.lib.path} at
- * {@code <data>/.native/sqlite-<crc>/}, named by the library's CRC in the driver's jar, so a driver
- * upgrade gets its own folder.
+ * driver extract it to the temporary directory at every start. The driver's own extraction runs
+ * {@code uname}, then copies, checksums and byte-compares the 1.1 MB library: about 100 ms of a server's
+ * start here. We point {@code org.sqlite.lib.path} at {@code <data>/.native/sqlite-<crc>/}, named by the
+ * library's CRC in the driver's jar (so a driver upgrade gets its own folder); a copy whose CRC differs
+ * is replaced.
  *
  * <p>Only glibc Linux on x86_64 and aarch64 is taken this way. A guess that is wrong anyway (a musl
  * system, a data directory mounted noexec) costs nothing: the driver fails to load our copy and falls
- * back to its own extraction. A {@code org.sqlite.lib.path} set by the user is left alone.
+ * back to its own extraction. A {@code org.sqlite.lib.path} set by the user is left alone. The property
+ * is the JVM's: a second {@code Storage} with another data directory loads the library the first one
+ * pointed at (the driver loads it once per JVM anyway).
  */
 final class SqliteNative {
 
@@ -67,31 +71,39 @@ final class SqliteNative {
         }
         try {
             URLConnection connection = url.openConnection();
-            connection.setUseCaches(true); // the driver's jar stays open in the class loader anyway
             if (!(connection instanceof JarURLConnection jar)) {
                 return null;
             }
-            ZipEntry entry = jar.getJarEntry();
-            if (entry == null || entry.getCrc() < 0 || entry.getSize() < 0) {
-                return null;
-            }
-            Path dir = dataDir.resolve(".native").resolve("sqlite-" + Long.toHexString(entry.getCrc()));
-            Path lib = dir.resolve(LIBRARY);
-            if (Files.isRegularFile(lib) && Files.size(lib) == entry.getSize()) {
+            jar.setUseCaches(false); // our own handle on the driver's jar, closed below
+            try (JarFile file = jar.getJarFile()) {
+                ZipEntry entry = jar.getJarEntry();
+                if (entry == null || entry.getCrc() < 0 || entry.getSize() < 0) {
+                    return null;
+                }
+                Path dir = dataDir.resolve(".native").resolve("sqlite-" + Long.toHexString(entry.getCrc()));
+                Path lib = dir.resolve(LIBRARY);
+                if (Files.isRegularFile(lib) && Files.size(lib) == entry.getSize() && crc(lib) == entry.getCrc()) {
+                    return dir.toAbsolutePath();
+                }
+                Files.createDirectories(dir);
+                Path tmp = Files.createTempFile(dir, LIBRARY, ".tmp");
+                try (InputStream in = file.getInputStream(entry)) {
+                    Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
+                    // Atomic: a process starting beside us sees no library or a whole one, never half of it.
+                    Files.move(tmp, lib, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                } finally {
+                    Files.deleteIfExists(tmp);
+                }
                 return dir.toAbsolutePath();
             }
-            Files.createDirectories(dir);
-            Path tmp = Files.createTempFile(dir, LIBRARY, ".tmp");
-            try (InputStream in = connection.getInputStream()) {
-                Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
-                // Atomic: a process starting beside us sees no library or a whole one, never half of it.
-                Files.move(tmp, lib, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            } finally {
-                Files.deleteIfExists(tmp);
-            }
-            return dir.toAbsolutePath();
         } catch (IOException | RuntimeException e) {
             return null; // the driver extracts it itself, as it would without us
         }
+    }
+
+    private static long crc(Path file) throws IOException {
+        CRC32 crc = new CRC32();
+        crc.update(Files.readAllBytes(file));
+        return crc.getValue();
     }
 }

@@ -59,13 +59,14 @@ public final class Storage implements AutoCloseable {
         this.dataSource = dataSource;
         this.description = description;
         this.health = new StorageHealth(dataSource);
-        this.checkpointer = dialect == Dialect.SQLITE ? new WalCheckpointer(dataSource, health) : null;
         // Two connections stay out of the idle sessions: the KV writer's and one for health and migrations.
         this.sessions = new SessionPool(dataSource, dataSource.getMaximumPoolSize() - 2,
                 () -> dataSource.getHikariPoolMXBean().getThreadsAwaitingConnection());
         this.kv = new JdbcKvStore(dataSource, sessions, dialect, health, b);
         this.transcripts = new JdbcTranscriptStore(dataSource, sessions, dialect, health);
         this.quotas = new KvQuotaStore(kv.namespace(KvQuotaStore.NAMESPACE));
+        // last: nothing after it can fail and leave its thread running
+        this.checkpointer = dialect == Dialect.SQLITE ? new WalCheckpointer(dataSource.getJdbcUrl()) : null;
     }
 
     public static Builder builder() {

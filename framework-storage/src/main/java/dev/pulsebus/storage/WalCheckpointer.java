@@ -1,37 +1,44 @@
 package dev.pulsebus.storage;
 
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Moves SQLite's WAL checkpoints off the committing threads. By default a commit that takes the WAL past
  * 1000 pages copies them into the database file (and, with {@code synchronous=NORMAL}, syncs it) before it
  * returns, so every few hundred commits one of them (a durable say, a KV write) waits milliseconds for
- * work that is not its own. Here each connection checkpoints only past {@link #SAFETY_NET_PAGES} (should
- * this thread fall behind), and this thread runs a {@code PASSIVE} checkpoint every
- * {@link #INTERVAL_MILLIS} ms, which waits for no reader or writer.
+ * work that is not its own. Here each pooled connection checkpoints only past {@link #SAFETY_NET_PAGES}
+ * (should this thread fall behind), and this thread runs a {@code PASSIVE} checkpoint every
+ * {@link #INTERVAL_MILLIS} ms on a connection of its own (not the pool's, so it never waits for one or
+ * makes a query wait), which waits for no reader or writer. A failing checkpoint is logged (at most once a
+ * minute) and tried again; it does not make storage unhealthy: commits still succeed, the WAL grows.
  */
 final class WalCheckpointer implements AutoCloseable {
 
+    private static final Logger LOG = LoggerFactory.getLogger(WalCheckpointer.class);
     static final long INTERVAL_MILLIS = 100;
     /** Commits checkpoint themselves only once the WAL holds this many pages (64 MB of 4 KB pages). */
     static final int SAFETY_NET_PAGES = 16_384;
     static final String CONNECTION_INIT_SQL = "PRAGMA wal_autocheckpoint=" + SAFETY_NET_PAGES;
+    private static final long WARN_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
 
-    private final DataSource dataSource;
-    private final StorageHealth health;
+    private final String url;
     private final Thread thread;
     private volatile boolean closed;
     private volatile long checkpoints;
+    private @Nullable Connection connection; // this thread's (and tests') only
+    private long lastWarnNanos = System.nanoTime() - WARN_INTERVAL_NANOS;
 
-    WalCheckpointer(DataSource dataSource, StorageHealth health) {
-        this.dataSource = dataSource;
-        this.health = health;
+    WalCheckpointer(String url) {
+        this.url = url;
         this.thread = Thread.ofPlatform().daemon().name("pulsebus-sqlite-checkpoint").start(this::loop);
     }
 
@@ -39,21 +46,30 @@ final class WalCheckpointer implements AutoCloseable {
         while (!closed) {
             LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(INTERVAL_MILLIS));
             if (closed || Thread.interrupted()) {
-                return;
+                break;
             }
             checkpoint();
         }
+        closeConnection();
     }
 
     /** One passive checkpoint; returns the WAL's pages not yet copied (-1 when it failed). */
-    long checkpoint() {
-        try (Connection c = dataSource.getConnection(); Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("PRAGMA wal_checkpoint(PASSIVE)")) {
-            checkpoints++; // only this thread and tests write it
-            return rs.next() ? rs.getLong(2) - rs.getLong(3) : 0;
+    synchronized long checkpoint() {
+        try {
+            if (connection == null) {
+                connection = DriverManager.getConnection(url);
+            }
+            try (Statement st = connection.createStatement();
+                 ResultSet rs = st.executeQuery("PRAGMA wal_checkpoint(PASSIVE)")) {
+                checkpoints++; // one writer at a time: this method is synchronized
+                return rs.next() ? rs.getLong(2) - rs.getLong(3) : 0;
+            }
         } catch (SQLException | RuntimeException e) {
-            if (!closed) {
-                health.failed(e);
+            closeConnection(); // a fresh one next time
+            long now = System.nanoTime();
+            if (!closed && now - lastWarnNanos >= WARN_INTERVAL_NANOS) {
+                lastWarnNanos = now;
+                LOG.warn("SQLite WAL checkpoint failed; trying again every {} ms: {}", INTERVAL_MILLIS, e.toString());
             }
             return -1;
         }
@@ -62,6 +78,17 @@ final class WalCheckpointer implements AutoCloseable {
     /** Checkpoints run so far. */
     long checkpoints() {
         return checkpoints;
+    }
+
+    private synchronized void closeConnection() {
+        if (connection != null) {
+            try {
+                connection.close();
+            } catch (SQLException ignored) {
+                // closing: nothing to do about it
+            }
+            connection = null;
+        }
     }
 
     @Override
@@ -73,5 +100,6 @@ final class WalCheckpointer implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        closeConnection();
     }
 }

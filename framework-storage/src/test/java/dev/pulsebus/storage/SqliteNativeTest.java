@@ -46,8 +46,7 @@ class SqliteNativeTest {
         assertThat(copy.getParent()).isEqualTo(dir.resolve(".native").toAbsolutePath());
         assertThat(copy.getFileName().toString()).matches("sqlite-[0-9a-f]+");
         Path lib = copy.resolve("libsqlitejdbc.so");
-        long size = Files.size(lib);
-        assertThat(size).isGreaterThan(100_000);
+        assertThat(Files.size(lib)).isGreaterThan(100_000);
         try (var files = Files.list(copy)) {
             assertThat(files.toList()).containsExactly(lib); // no temporary file left behind
         }
@@ -57,9 +56,13 @@ class SqliteNativeTest {
         assertThat(SqliteNative.cachedCopy(dir, folder)).isEqualTo(copy);
         assertThat(Files.getLastModifiedTime(lib)).isEqualTo(stamp); // kept, not written again
 
-        Files.write(lib, new byte[] {1, 2, 3}); // a damaged copy (a crash mid-write cannot make one: the move is atomic)
+        byte[] good = Files.readAllBytes(lib);
+        Files.write(lib, new byte[] {1, 2, 3}); // damaged copies (a crash mid-write cannot make one: the move is atomic)
         assertThat(SqliteNative.cachedCopy(dir, folder)).isEqualTo(copy);
-        assertThat(Files.size(lib)).isEqualTo(size);
+        assertThat(Files.readAllBytes(lib)).isEqualTo(good);
+        Files.write(lib, new byte[good.length]); // the right size, the wrong bytes: the CRC tells
+        assertThat(SqliteNative.cachedCopy(dir, folder)).isEqualTo(copy);
+        assertThat(Files.readAllBytes(lib)).isEqualTo(good);
     }
 
     @Test
