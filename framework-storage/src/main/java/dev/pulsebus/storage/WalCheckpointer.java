@@ -1,12 +1,12 @@
 package dev.pulsebus.storage;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,15 +30,16 @@ final class WalCheckpointer implements AutoCloseable {
     static final String CONNECTION_INIT_SQL = "PRAGMA wal_autocheckpoint=" + SAFETY_NET_PAGES;
     private static final long WARN_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
 
-    private final String url;
+    private final DataSource unpooled;
     private final Thread thread;
     private volatile boolean closed;
     private volatile long checkpoints;
     private @Nullable Connection connection; // this thread's (and tests') only
     private long lastWarnNanos = System.nanoTime() - WARN_INTERVAL_NANOS;
 
-    WalCheckpointer(String url) {
-        this.url = url;
+    /** {@code unpooled}: the SQLite driver's own data source, each connection a new one. */
+    WalCheckpointer(DataSource unpooled) {
+        this.unpooled = unpooled;
         this.thread = Thread.ofPlatform().daemon().name("pulsebus-sqlite-checkpoint").start(this::loop);
     }
 
@@ -57,7 +58,7 @@ final class WalCheckpointer implements AutoCloseable {
     synchronized long checkpoint() {
         try {
             if (connection == null) {
-                connection = DriverManager.getConnection(url);
+                connection = unpooled.getConnection();
             }
             try (Statement st = connection.createStatement();
                  ResultSet rs = st.executeQuery("PRAGMA wal_checkpoint(PASSIVE)")) {
