@@ -4,7 +4,6 @@ import dev.pulsebus.bus.EventBus;
 import dev.pulsebus.command.CommandRouter;
 import dev.pulsebus.config.Config;
 import dev.pulsebus.config.ConfigException;
-import dev.pulsebus.internal.Json;
 import dev.pulsebus.module.BotModule;
 import dev.pulsebus.module.ModuleException;
 import dev.pulsebus.module.ModuleHost;

@@ -2,7 +2,6 @@ package dev.pulsebus.server;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulsebus.internal.Json;
 import dev.pulsebus.transcript.TranscriptRecord;
 import io.netty.buffer.ByteBuf;
@@ -68,8 +67,13 @@ final class Responses {
     /** An error with one more header, e.g. {@code Allow} on a 405. */
     static void error(ChannelHandlerContext ctx, HttpResponseStatus status, String message, boolean keepAlive,
                       CharSequence header, String value) {
-        ObjectNode body = Json.MAPPER.createObjectNode().put("error", message).put("status", status.code());
-        write(ctx, status, JSON, Unpooled.wrappedBuffer(bytes(body)), keepAlive, header, value);
+        byte[] body = write(g -> {
+            g.writeStartObject();
+            g.writeStringField("error", message);
+            g.writeNumberField("status", status.code());
+            g.writeEndObject();
+        });
+        write(ctx, status, JSON, Unpooled.wrappedBuffer(body), keepAlive, header, value);
     }
 
     static void empty(ChannelHandlerContext ctx, HttpResponseStatus status, boolean keepAlive) {
