@@ -183,9 +183,7 @@ final class StartupSuite implements Suite {
     /** One warm-up launch, then {@code rounds} timed ones. */
     private static Histogram rounds(String label, int rounds, List<String> command, List<String> extra,
                                     Path workDir, Path dataDir) throws Exception {
-        List<String> cmd = new ArrayList<>(command.subList(0, 1));
-        cmd.addAll(extra); // JVM options go before -jar / the main class
-        cmd.addAll(command.subList(1, command.size()));
+        List<String> cmd = withJvmOptions(command, extra);
         Histogram h = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
         for (int i = 0; i < rounds + 1; i++) {
             HttpSuite.progress(label + ": round " + (i + 1));
@@ -197,13 +195,18 @@ final class StartupSuite implements Suite {
         return h;
     }
 
-    /** A first run with {@code option} that answers a few requests and exits, writing its cache. */
-    private static void train(List<String> command, String option, Path workDir, Path dataDir, boolean pulsebus)
+    /** A first run with {@code option}: answers /health (with {@code exercise} a say and a scrape too), exits, writes its cache. */
+    private static void train(List<String> command, String option, Path workDir, Path dataDir, boolean exercise)
             throws Exception {
+        coldToReady(withJvmOptions(command, List.of(option)), workDir, dataDir, exercise);
+    }
+
+    /** {@code command} ({@code java} first) with {@code options} after {@code java}, before -jar or the main class. */
+    private static List<String> withJvmOptions(List<String> command, List<String> options) {
         List<String> cmd = new ArrayList<>(command.subList(0, 1));
-        cmd.add(option);
+        cmd.addAll(options);
         cmd.addAll(command.subList(1, command.size()));
-        coldToReady(cmd, workDir, dataDir, pulsebus);
+        return cmd;
     }
 
     private static Row startRow(String name, Histogram ours, Histogram bare, double nettyThenMs, double targetMs,

@@ -1,5 +1,6 @@
 package dev.pulsebus.storage;
 
+import dev.pulsebus.internal.FailureLog;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -18,8 +19,9 @@ import org.slf4j.LoggerFactory;
  * work that is not its own. Here each pooled connection checkpoints only past {@link #SAFETY_NET_PAGES}
  * (should this thread fall behind), and this thread runs a {@code PASSIVE} checkpoint every
  * {@link #INTERVAL_MILLIS} ms on a connection of its own (not the pool's, so it never waits for one or
- * makes a query wait), which waits for no reader or writer. A failing checkpoint is logged (at most once a
- * minute) and tried again; it does not make storage unhealthy: commits still succeed, the WAL grows.
+ * makes a query wait), which waits for no reader or writer. A failing checkpoint is logged through
+ * {@link FailureLog} (the first with its stack trace, then a line a minute) and tried again; it does not
+ * make storage unhealthy: commits still succeed, the WAL grows.
  */
 final class WalCheckpointer implements AutoCloseable {
 
@@ -28,14 +30,13 @@ final class WalCheckpointer implements AutoCloseable {
     /** Commits checkpoint themselves only once the WAL holds this many pages (64 MB of 4 KB pages). */
     static final int SAFETY_NET_PAGES = 16_384;
     static final String CONNECTION_INIT_SQL = "PRAGMA wal_autocheckpoint=" + SAFETY_NET_PAGES;
-    private static final long WARN_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     private final DataSource unpooled;
     private final Thread thread;
     private volatile boolean closed;
     private volatile long checkpoints;
     private @Nullable Connection connection; // this thread's (and tests') only
-    private long lastWarnNanos = System.nanoTime() - WARN_INTERVAL_NANOS;
+    private final FailureLog failures = new FailureLog(LOG, "SQLite WAL checkpoint");
 
     /** {@code unpooled}: the SQLite driver's own data source, each connection a new one. */
     WalCheckpointer(DataSource unpooled) {
@@ -67,10 +68,8 @@ final class WalCheckpointer implements AutoCloseable {
             }
         } catch (SQLException | RuntimeException e) {
             closeConnection(); // a fresh one next time
-            long now = System.nanoTime();
-            if (!closed && now - lastWarnNanos >= WARN_INTERVAL_NANOS) {
-                lastWarnNanos = now;
-                LOG.warn("SQLite WAL checkpoint failed; trying again every {} ms: {}", INTERVAL_MILLIS, e.toString());
+            if (!closed) {
+                failures.failed(e, "(tried again every " + INTERVAL_MILLIS + " ms)");
             }
             return -1;
         }
