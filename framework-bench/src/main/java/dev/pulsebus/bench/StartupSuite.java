@@ -120,8 +120,10 @@ final class StartupSuite implements Suite {
             Process p = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-cp",
                     System.getProperty("java.class.path"), InitProbe.class.getName())
                     .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            Thread watchdog = watchdog(p); // a probe that hangs would block readAllBytes
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             p.waitFor();
+            watchdog.interrupt();
             Matcher m = Pattern.compile("init_ns (\\d+)").matcher(out);
             if (!m.find()) {
                 throw new IllegalStateException("the init probe printed no time: " + out);
@@ -236,16 +238,7 @@ final class StartupSuite implements Suite {
         }
         long t0 = System.nanoTime();
         Process p = pb.start();
-        // A server that hangs before it prints its URL would block readLine for good: stop it after 2 min.
-        Thread watchdog = Thread.ofVirtual().start(() -> {
-            try {
-                if (!p.waitFor(120, TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
-                }
-            } catch (InterruptedException ignored) {
-                // done in time
-            }
-        });
+        Thread watchdog = watchdog(p); // a server that hangs before it prints its URL would block readLine
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
             URI url = null;
@@ -287,6 +280,19 @@ final class StartupSuite implements Suite {
             watchdog.interrupt();
             p.destroyForcibly();
         }
+    }
+
+    /** Stops {@code p} after 2 minutes unless it exits first or the returned thread is interrupted. */
+    private static Thread watchdog(Process p) {
+        return Thread.ofVirtual().start(() -> {
+            try {
+                if (!p.waitFor(120, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                }
+            } catch (InterruptedException ignored) {
+                // done in time
+            }
+        });
     }
 
     /** The checkout holding {@code <checkout>/framework-http/target/pulsebus-server.jar}, or null. */
