@@ -58,6 +58,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private final ExecutorService work;
     private final @Nullable PrometheusMeterRegistry prometheus;
     private final MeterRegistry registry;
+    private final Runnable beforeScrape; // waits for the JVM meters, bound once the server listens
     private final Supplier<Health> health;
     private final Routes routes;
     private final byte[] token;
@@ -67,8 +68,8 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private final Counter[][] counters = new Counter[ROUTES.size()][600];
 
     HttpHandler(ServerConfig config, HttpChat chat, LongPollRooms polls, ExecutorService work,
-                @Nullable PrometheusMeterRegistry prometheus, MeterRegistry registry, Supplier<Health> health,
-                Routes routes) {
+                @Nullable PrometheusMeterRegistry prometheus, MeterRegistry registry, Runnable beforeScrape,
+                Supplier<Health> health, Routes routes) {
         super(true);
         this.config = config;
         this.chat = chat;
@@ -76,6 +77,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         this.work = work;
         this.prometheus = prometheus;
         this.registry = registry;
+        this.beforeScrape = beforeScrape;
         this.health = health;
         this.routes = routes;
         this.token = config.token().isEmpty() ? null : ("Bearer " + config.token()).getBytes(StandardCharsets.UTF_8);
@@ -272,6 +274,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     private void scrape(ChannelHandlerContext ctx, boolean openMetrics, boolean keepAlive) {
         String type = openMetrics ? OPENMETRICS_TYPE : PROMETHEUS_TYPE;
+        beforeScrape.run();
         byte[] text = prometheus.scrape(type).getBytes(StandardCharsets.UTF_8);
         count("metrics", HttpResponseStatus.OK);
         Responses.write(ctx, HttpResponseStatus.OK, type, Unpooled.wrappedBuffer(text), keepAlive);

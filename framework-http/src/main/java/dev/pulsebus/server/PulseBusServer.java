@@ -15,13 +15,6 @@ import dev.pulsebus.transcript.TranscriptRecord;
 import dev.pulsebus.transcript.TranscriptWriter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
-import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
-import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
-import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
@@ -68,7 +61,7 @@ public final class PulseBusServer implements AutoCloseable {
     private final long startedNanos = System.nanoTime();
     private final String instance;
     private final PrometheusMeterRegistry registry;
-    private final JvmGcMetrics gcMetrics;
+    private final JvmMeters jvmMeters;
     private final Storage storage;
     private final EventBus bus;
     private final CommandRouter commands;
@@ -91,14 +84,7 @@ public final class PulseBusServer implements AutoCloseable {
         this.config = config;
         this.instance = config.instance().isEmpty() ? defaultInstance() : config.instance();
         this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        new JvmMemoryMetrics().bindTo(registry);
-        this.gcMetrics = new JvmGcMetrics();
-        gcMetrics.bindTo(registry);
-        new JvmThreadMetrics().bindTo(registry);
-        new ClassLoaderMetrics().bindTo(registry);
-        new ProcessorMetrics().bindTo(registry);
-        new UptimeMetrics().bindTo(registry);
-        new FileDescriptorMetrics().bindTo(registry);
+        this.jvmMeters = new JvmMeters(registry); // bound once it listens
 
         Storage.Builder sb = Storage.builder().dataDir(config.dataDir()).synchronous(config.synchronous())
                 .cacheSize(config.cacheSize()).meterRegistry(registry);
@@ -130,7 +116,7 @@ public final class PulseBusServer implements AutoCloseable {
         loadModules();
 
         HttpHandler handler = new HttpHandler(config, chat, polls, work, config.metricsEnabled() ? registry : null,
-                registry, this::health, routes);
+                registry, jvmMeters::await, this::health, routes);
         this.initializer = new ServerInitializer(config, handler);
         bindMeters();
         boolean epoll = Epoll.isAvailable();
@@ -155,11 +141,12 @@ public final class PulseBusServer implements AutoCloseable {
             step("storage", storage::close);
             step("workers", work::close);
             step("meters", () -> {
-                gcMetrics.close();
+                jvmMeters.close();
                 registry.close();
             });
             throw new ConfigException("cannot listen on " + config.host() + ":" + config.port() + ": " + e.getMessage(), e);
         }
+        jvmMeters.start();
         LOG.info("PulseBus {} listening on {} ({}, {} modules, storage {})", VERSION, url(),
                 epoll ? "epoll" : "nio", modules.loaded().size(), storage.backend());
     }
@@ -313,7 +300,7 @@ public final class PulseBusServer implements AutoCloseable {
             });
             step("workers", work::close);
             step("meters", () -> {
-                gcMetrics.close();
+                jvmMeters.close();
                 registry.close();
             });
             LOG.info("PulseBus stopped");

@@ -3,13 +3,16 @@ package dev.pulsebus.server;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
+import ch.qos.logback.classic.pattern.TargetLengthBasedClassNameAbbreviator;
+import ch.qos.logback.classic.pattern.ThrowableProxyConverter;
 import ch.qos.logback.classic.spi.Configurator;
-import ch.qos.logback.classic.spi.ConfiguratorRank;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.util.DefaultJoranConfigurator;
 import ch.qos.logback.core.ConsoleAppender;
+import ch.qos.logback.core.CoreConstants;
+import ch.qos.logback.core.encoder.EncoderBase;
 import ch.qos.logback.core.spi.ContextAwareBase;
+import ch.qos.logback.core.util.CachingDateFormatter;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
@@ -20,15 +23,19 @@ import org.jspecify.annotations.Nullable;
  * Sets up the shipped logging ({@code config/logback.xml}, also the jar's {@code logback.xml}) without
  * Logback's XML machinery when the configuration Logback would read is that file, byte for byte: Joran
  * (an XML parser, its actions and model handlers) costs about 150 ms of a server's start here, for four
- * settings. The file is recognised by its length and CRC-32, and found the way Logback finds it (Logback's
+ * settings. Its pattern is written out by hand ({@link LineEncoder}) rather than compiled by
+ * {@code PatternLayout}, whose class initialisation alone (a lambda for each of some 60 converters) costs
+ * about 40 ms of a cold start. The file is recognised by its length and CRC-32, and found the way Logback finds it (Logback's
  * own search: {@code logback.configurationFile}, then {@code logback-test.xml}, then {@code logback.xml}
  * on the class path), so an edited file, another file, or an application's own {@code logback.xml} is
  * left to Logback as usual. {@code ShippedLoggingTest} checks that both ways give the same set-up and
- * that the recognised length and CRC are the shipped file's.
+ * that the recognised length and CRC are the shipped file's, and that both write the same bytes.
  *
- * <p>Found by Logback through {@code META-INF/services/ch.qos.logback.classic.spi.Configurator}.
+ * <p>Found by Logback through {@code META-INF/services/ch.qos.logback.classic.spi.Configurator}. It has
+ * no {@code @ConfiguratorRank} (the default rank): reading an annotation in a cold JVM generates a proxy
+ * class, some 15 ms here, and the rank matters only beside another configurator, which this one defers
+ * to for any file but the shipped one anyway.
  */
-@ConfiguratorRank(ConfiguratorRank.CUSTOM_HIGH_PRIORITY)
 public final class ShippedLogging extends ContextAwareBase implements Configurator {
 
     /** The shipped file's settings: keep them as {@code config/logback.xml} says (the test compares). */
@@ -73,9 +80,8 @@ public final class ShippedLogging extends ContextAwareBase implements Configurat
 
     /** What the shipped XML declares: a console appender with its pattern, INFO for PulseBus, WARN for the rest. */
     static void apply(LoggerContext context) {
-        PatternLayoutEncoder encoder = new PatternLayoutEncoder();
+        LineEncoder encoder = new LineEncoder();
         encoder.setContext(context);
-        encoder.setPattern(PATTERN);
         encoder.start();
         ConsoleAppender<ILoggingEvent> console = new ConsoleAppender<>();
         console.setContext(context);
@@ -86,5 +92,49 @@ public final class ShippedLogging extends ContextAwareBase implements Configurat
         Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
         root.setLevel(ROOT_LEVEL);
         root.addAppender(console);
+    }
+
+    /**
+     * {@link #PATTERN} by hand: {@code %d{yyyy-MM-dd HH:mm:ss.SSS} %-5level [%thread] %logger{36} - %msg%n},
+     * then the stack trace of an event's throwable as {@code PatternLayout} appends it to a pattern
+     * without one. Logback's own date formatter, abbreviator and throwable converter do the parts.
+     */
+    static final class LineEncoder extends EncoderBase<ILoggingEvent> {
+
+        private static final byte[] NONE = {}; // no header or footer, as PatternLayoutEncoder without them
+
+        private final CachingDateFormatter date = new CachingDateFormatter("yyyy-MM-dd HH:mm:ss.SSS");
+        private final TargetLengthBasedClassNameAbbreviator logger = new TargetLengthBasedClassNameAbbreviator(36);
+        private final ThrowableProxyConverter throwable = new ThrowableProxyConverter();
+
+        @Override
+        public void start() {
+            throwable.setContext(getContext());
+            throwable.start();
+            super.start();
+        }
+
+        @Override
+        public byte[] headerBytes() {
+            return NONE;
+        }
+
+        @Override
+        public byte[] encode(ILoggingEvent event) {
+            String level = event.getLevel().toString();
+            StringBuilder sb = new StringBuilder(128).append(date.format(event.getTimeStamp())).append(' ').append(level);
+            for (int i = level.length(); i < 5; i++) {
+                sb.append(' ');
+            }
+            sb.append(" [").append(event.getThreadName()).append("] ").append(logger.abbreviate(event.getLoggerName()))
+                    .append(" - ").append(event.getFormattedMessage()).append(CoreConstants.LINE_SEPARATOR)
+                    .append(throwable.convert(event));
+            return sb.toString().getBytes(); // the default charset, as PatternLayoutEncoder without one
+        }
+
+        @Override
+        public byte[] footerBytes() {
+            return NONE;
+        }
     }
 }

@@ -2,14 +2,17 @@ package dev.pulsebus.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
 import ch.qos.logback.classic.joran.JoranConfigurator;
 import ch.qos.logback.classic.spi.Configurator.ExecutionStatus;
 import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.classic.spi.LoggingEvent;
 import ch.qos.logback.core.Appender;
 import ch.qos.logback.core.ConsoleAppender;
+import ch.qos.logback.core.encoder.Encoder;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,8 +51,40 @@ class ShippedLoggingTest {
         assertThat(configurator.configure(byUs)).isEqualTo(ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY);
 
         assertThat(describe(byUs)).isEqualTo(describe(byJoran));
-        assertThat(describe(byUs)).containsEntry("ROOT", "WARN " + List.of(
-                "CONSOLE ConsoleAppender System.out " + ShippedLogging.PATTERN)).containsEntry("dev.pulsebus", "INFO []");
+        assertThat(describe(byUs)).containsEntry("ROOT", "WARN " + List.of("CONSOLE ConsoleAppender System.out"))
+                .containsEntry("dev.pulsebus", "INFO []");
+        assertThat(((PatternLayoutEncoder) console(byJoran).getEncoder()).getPattern()).isEqualTo(ShippedLogging.PATTERN);
+
+        // The hand-written pattern writes what PatternLayout makes of the shipped one, byte for byte.
+        Encoder<ILoggingEvent> joranEncoder = console(byJoran).getEncoder();
+        Encoder<ILoggingEvent> ourEncoder = console(byUs).getEncoder();
+        assertThat(ourEncoder).isInstanceOf(ShippedLogging.LineEncoder.class);
+        Exception failure = new IllegalStateException("outer", new java.io.IOException("inner cause"));
+        List<LoggingEvent> events = List.of(
+                event(byUs, "dev.pulsebus.server.PulseBusServer", Level.INFO, "listening on {} ({})", null, "x", 1),
+                event(byUs, "com.zaxxer.hikari.pool.HikariPool.some.very.long.logger.name.indeed", Level.WARN, "w", null),
+                event(byUs, "ROOT", Level.ERROR, "failed: {}", failure, "why"),
+                event(byUs, "a", Level.DEBUG, "", null),
+                event(byUs, "b.C", Level.TRACE, "ünïcode ✓ 100%", null));
+        for (LoggingEvent e : events) {
+            e.setThreadName(e.getLevel() == Level.WARN ? "pulsebus-kv-writer" : "main");
+            assertThat(new String(ourEncoder.encode(e))).isEqualTo(new String(joranEncoder.encode(e)));
+        }
+        assertThat(new String(ourEncoder.encode(events.get(2)))).contains("Caused by: java.io.IOException: inner cause");
+        assertThat(ourEncoder.headerBytes()).isEqualTo(joranEncoder.headerBytes());
+        assertThat(ourEncoder.footerBytes()).isEqualTo(joranEncoder.footerBytes());
+    }
+
+    private static LoggingEvent event(LoggerContext context, String logger, Level level, String message,
+                                      Throwable t, Object... args) {
+        LoggingEvent e = new LoggingEvent(ShippedLoggingTest.class.getName(), context.getLogger(logger), level, message, t,
+                args.length == 0 ? null : args);
+        e.setTimeStamp(1_764_552_000_123L);
+        return e;
+    }
+
+    private static ConsoleAppender<ILoggingEvent> console(LoggerContext context) {
+        return (ConsoleAppender<ILoggingEvent>) context.getLogger(Logger.ROOT_LOGGER_NAME).getAppender(ShippedLogging.APPENDER);
     }
 
     @Test
@@ -112,7 +147,7 @@ class ShippedLoggingTest {
                 Appender<ILoggingEvent> a = it.next();
                 String line = a.getName() + " " + a.getClass().getSimpleName();
                 if (a instanceof ConsoleAppender<ILoggingEvent> console) {
-                    line += " " + console.getTarget() + " " + ((PatternLayoutEncoder) console.getEncoder()).getPattern();
+                    line += " " + console.getTarget();
                 }
                 appenders.add(line);
             }
