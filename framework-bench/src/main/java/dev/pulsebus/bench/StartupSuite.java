@@ -101,8 +101,8 @@ final class StartupSuite implements Suite {
             if (Files.exists(serverCache) && Files.exists(bareCache)) {
                 String use = aot ? "-XX:AOTCache=" : "-XX:SharedArchiveFile=";
                 Histogram bareA = rounds("startup.cold_to_ready_archived: bare Netty", rounds, bare,
-                        List.of(use + bareCache), null, dir.resolve("bare-archived"));
-                Histogram archived = rounds("startup.cold_to_ready_archived", rounds, server, List.of(use + serverCache),
+                        fromCache(use + bareCache), null, dir.resolve("bare-archived"));
+                Histogram archived = rounds("startup.cold_to_ready_archived", rounds, server, fromCache(use + serverCache),
                         root, dir.resolve("archived"));
                 rows.add(startRow("startup.cold_to_ready_archived", archived, bareA, NETTY_ARCHIVED_THEN_MS, 270,
                         "the same from the startup cache ./pulsebus keeps: " + (aot
@@ -149,6 +149,18 @@ final class StartupSuite implements Suite {
             flags.add("--sun-misc-unsafe-memory-access=allow");
         }
         return flags;
+    }
+
+    /**
+     * The options of a start from a cache, as {@code ./pulsebus} gives them: on JDK 25 with two cores or
+     * fewer, without the replay of the training run's method profiles (see the launcher).
+     */
+    static List<String> fromCache(String cacheOption) {
+        List<String> options = new ArrayList<>(List.of(cacheOption));
+        if (Runtime.version().feature() == 25 && Runtime.getRuntime().availableProcessors() <= 2) {
+            options.addAll(List.of("-XX:+UnlockDiagnosticVMOptions", "-XX:-AOTReplayTraining"));
+        }
+        return options;
     }
 
     /**

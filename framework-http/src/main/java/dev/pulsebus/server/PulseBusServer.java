@@ -327,13 +327,28 @@ public final class PulseBusServer implements AutoCloseable {
     }
 
     private static String defaultInstance() {
-        String host;
+        return hostName() + "-" + ProcessHandle.current().pid();
+    }
+
+    /**
+     * The machine's name as its kernel knows it, read on Linux without a name lookup:
+     * {@code InetAddress.getLocalHost()} also resolves the name to an address, about 20 ms of a cold start
+     * here and seconds where the resolver is slow. Elsewhere, or when that file cannot be read, it is used.
+     */
+    static String hostName() {
         try {
-            host = java.net.InetAddress.getLocalHost().getHostName();
-        } catch (java.net.UnknownHostException e) {
-            host = "localhost";
+            String name = java.nio.file.Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
+            if (!name.isEmpty()) {
+                return name;
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            // not Linux, or no /proc: ask the JDK
         }
-        return host + "-" + ProcessHandle.current().pid();
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.net.UnknownHostException e) {
+            return "localhost";
+        }
     }
 
     private static String versionOf() {
