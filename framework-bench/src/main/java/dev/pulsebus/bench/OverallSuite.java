@@ -42,6 +42,7 @@ final class OverallSuite implements Suite {
         Histogram h = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
         PulseBusServer server = ServerFixture.start(options, "overall", "");
         long started;
+        long allocated = 0;
         try (RawHttp sayer = new RawHttp(server.url().getHost(), server.url().getPort());
              RawHttp poller = new RawHttp(server.url().getHost(), server.url().getPort())) {
             HttpSuite.progress("overall.e2e_roundtrip: " + (warm + measured) + " round trips at " + (long) RATE + "/s");
@@ -51,6 +52,7 @@ final class OverallSuite implements Suite {
                 long intended = started + i * interval;
                 if (i == warm) { // measuring starts: the one branch first taken here, before any timing
                     h.reset();
+                    allocated = ServerFixture.allocatedBytes();
                     if (System.nanoTime() > intended) { // a lag the warm-up left is not the measured trips' to pay
                         started = System.nanoTime() - i * interval;
                         intended = started + i * interval;
@@ -79,13 +81,15 @@ final class OverallSuite implements Suite {
                 }
                 h.recordValue(Math.min(System.nanoTime() - intended, h.getHighestTrackableValue()));
             }
+            allocated = ServerFixture.allocatedBytes() - allocated;
         } finally {
             server.close();
         }
         double p99 = h.getValueAtPercentile(99) / 1e3;
-        return ServerFixture.row("overall", "overall.e2e_roundtrip", "ops/s", null, h, null,
+        return ServerFixture.row("overall", "overall.e2e_roundtrip", "ops/s", null, h, (double) allocated / measured,
                 ServerFixture.peers(), String.format("POST /echo n until the bot's reply reaches a poll, paced at"
-                        + " %.0f/s, %d round trips after %d warm-up; target p99 <= 2000 us at 1 k/s: %s",
+                        + " %.0f/s, %d round trips after %d warm-up; B/op is the whole process (client included)"
+                        + " per round trip; target p99 <= 2000 us at 1 k/s: %s",
                         RATE, measured, warm, p99 <= 2000 ? "met" : "MISSED"));
     }
 }

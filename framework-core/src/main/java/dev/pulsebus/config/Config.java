@@ -1,6 +1,5 @@
 package dev.pulsebus.config;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -9,6 +8,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.toml.TomlFactory;
 import com.fasterxml.jackson.dataformat.toml.TomlMapper;
+import dev.pulsebus.internal.JsonStreaming;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -72,7 +72,6 @@ public final class Config implements AutoCloseable {
      */
     private static final class TomlReader {
         static final TomlFactory FACTORY = new TomlFactory();
-        static final JsonFactory JSON = new JsonFactory(); // writes an array value back as JSON text
     }
 
     private final @Nullable Path file;
@@ -380,7 +379,7 @@ public final class Config implements AutoCloseable {
                 case VALUE_TRUE, VALUE_FALSE -> out.put(key, p.getBooleanValue());
                 case START_ARRAY -> {
                     StringWriter json = new StringWriter();
-                    try (JsonGenerator g = TomlReader.JSON.createGenerator(json)) {
+                    try (JsonGenerator g = JsonStreaming.FACTORY.createGenerator(json)) {
                         g.copyCurrentStructure(p);
                     }
                     out.put(key, json.toString());

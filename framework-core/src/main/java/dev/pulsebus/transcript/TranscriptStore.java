@@ -11,7 +11,10 @@ import java.util.List;
  */
 public interface TranscriptStore extends AutoCloseable {
 
-    /** Stores {@code batch} in one transaction, all or nothing. Durable (per the store) when it returns. */
+    /**
+     * Stores {@code batch} in one transaction, all or nothing. Durable (per the store) when it returns.
+     * The list is the writer's, reused for its next batch: read it during the call, keep no reference.
+     */
     void append(List<TranscriptRecord> batch) throws Exception;
 
     /** The last {@code n} records of {@code chat} with {@code seq < beforeSeq}, oldest first. */

@@ -223,7 +223,7 @@ public final class TranscriptWriter implements AutoCloseable {
                 for (int i = 0; i < waiters.size(); i++) {
                     waiters.get(i).complete(waiting.get(i));
                 }
-                batch = new ArrayList<>(batchSize); // the old list may still be read through `writing`
+                batch.clear(); // no longer `writing` (see writeWithRetry): reused, not a new list per batch
                 waiters.clear();
                 waiting.clear();
             }
@@ -264,7 +264,9 @@ public final class TranscriptWriter implements AutoCloseable {
                     LOG.info("Transcript store is back: writing again");
                 }
                 healthy = true;
-                writing = List.of();
+                synchronized (handover) { // readers iterate `writing` under the lock: none is in the batch now
+                    writing = List.of();
+                }
                 return;
             } catch (Throwable t) {
                 failures.increment();

@@ -1,8 +1,8 @@
 package dev.pulsebus.server;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.pulsebus.internal.Json;
+import dev.pulsebus.internal.JsonStreaming;
 import dev.pulsebus.transcript.TranscriptRecord;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -146,11 +146,6 @@ final class Responses {
         g.writeEndObject();
     }
 
-    /**
-     * Jackson's streaming writer alone: a server answers {@code /health} without making the object mapper
-     * (a few hundred classes), which a say's body needs only later.
-     */
-    private static final JsonFactory GENERATORS = new JsonFactory();
 
     private interface Body {
         void write(JsonGenerator g) throws IOException;
@@ -158,7 +153,7 @@ final class Responses {
 
     private static byte[] write(Body body) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(256);
-        try (JsonGenerator g = GENERATORS.createGenerator(out)) {
+        try (JsonGenerator g = JsonStreaming.FACTORY.createGenerator(out)) {
             body.write(g);
         } catch (IOException e) {
             throw new IllegalStateException("cannot write JSON: " + e.getMessage(), e);
