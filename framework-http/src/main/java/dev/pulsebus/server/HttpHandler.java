@@ -294,10 +294,14 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     /** True when {@code method} is among {@code allowed}; otherwise answers 405 with Allow. */
     private boolean allow(ChannelHandlerContext ctx, HttpMethod method, String allowed, String route, boolean keepAlive) {
-        for (String m : allowed.split(", ")) {
-            if (m.equals(method.name())) {
+        String name = method.name();
+        for (int from = 0; from < allowed.length(); ) { // "GET, POST": no String.split, which compiles a regex per call
+            int end = allowed.indexOf(", ", from);
+            end = end < 0 ? allowed.length() : end;
+            if (end - from == name.length() && allowed.startsWith(name, from)) {
                 return true;
             }
+            from = end + 2;
         }
         count(route, HttpResponseStatus.METHOD_NOT_ALLOWED);
         Responses.error(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED, method.name() + " is not allowed here; allowed: "

@@ -96,6 +96,11 @@ class BadInputTest {
         assertThat(del.statusCode()).isEqualTo(405);
         assertThat(del.headers().firstValue("allow")).hasValue("GET, POST");
         assertThat(error(del)).contains("DELETE");
+        for (String part : new String[] {"GE", "POS", "T", "ET, POST"}) { // pieces of "GET, POST" are not methods it allows
+            HttpResponse<String> odd = authed(HttpRequest.newBuilder(t.uri("/api/rooms/a/messages"))
+                    .method(part.replace(", ", "_"), HttpRequest.BodyPublishers.noBody()));
+            assertThat(odd.statusCode()).as(part).isEqualTo(405);
+        }
     }
 
     @Test

@@ -304,7 +304,9 @@ public final class Storage implements AutoCloseable {
                 pragmas.setProperty("synchronous", synchronous);
                 pragmas.setProperty("busy_timeout", "10000");
                 pragmas.setProperty("cache_size", "-32768");
-                SQLiteDataSource sqlite = new SQLiteDataSource(new SQLiteConfig(pragmas));
+                SQLiteConfig sqliteConfig = new SQLiteConfig(pragmas);
+                sqliteConfig.setGetGeneratedKeys(false); // none are read; the driver would match every update against a regex
+                SQLiteDataSource sqlite = new SQLiteDataSource(sqliteConfig);
                 sqlite.setUrl(url);
                 config.setDataSource(sqlite);
                 config.setConnectionInitSql(WalCheckpointer.CONNECTION_INIT_SQL);
