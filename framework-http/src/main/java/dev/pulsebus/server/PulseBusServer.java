@@ -333,7 +333,8 @@ public final class PulseBusServer implements AutoCloseable {
     /**
      * The machine's name as its kernel knows it, read on Linux without a name lookup:
      * {@code InetAddress.getLocalHost()} also resolves the name to an address, about 20 ms of a cold start
-     * here and seconds where the resolver is slow. Elsewhere, or when that file cannot be read, it is used.
+     * here and seconds where the resolver is slow. Elsewhere, or when that file cannot be read, the JDK's
+     * answer is used.
      */
     static String hostName() {
         try {
