@@ -11,7 +11,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -254,12 +253,22 @@ final class JdbcTranscriptStore implements TranscriptStore {
 
     @Override
     public long maxSeq() throws SQLException {
-        try (Connection c = dataSource.getConnection(); Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT MAX(seq) FROM pulsebus_transcript")) {
-            return rs.next() ? rs.getLong(1) : 0;
+        Session s = null; // a kept session, not a connection closed at once: see Storage.upToDate
+        boolean failed = true;
+        try {
+            s = sessions.borrow();
+            try (ResultSet rs = s.prepare("SELECT MAX(seq) FROM pulsebus_transcript").executeQuery()) {
+                long max = rs.next() ? rs.getLong(1) : 0;
+                failed = false;
+                return max;
+            }
         } catch (SQLException e) {
             health.failed(e);
             throw e;
+        } finally {
+            if (s != null) {
+                sessions.release(s, failed);
+            }
         }
     }
 }
