@@ -251,7 +251,7 @@ public final class PulseBusServer implements AutoCloseable {
                 .description("Long-polls parked, waiting for a message").register(registry);
         polls.deliveryTimer(io.micrometer.core.instrument.Timer.builder("pulsebus.longpoll.delivery")
                 .description("From a message's commit to its answer written to the last waiting poll")
-                .publishPercentiles(0.5, 0.99).register(registry));
+                .register(registry));
         Gauge.builder("pulsebus.http.connections", initializer.limit(), ServerInitializer.ConnectionLimit::open)
                 .description("Open HTTP connections").register(registry);
         FunctionCounter.builder("pulsebus.http.messages.received", chat.received, a -> a.sum())
