@@ -20,13 +20,21 @@ import org.HdrHistogram.Histogram;
  * it. The client sleeps until just before each start rather than spinning (on two cores a spinning
  * client takes most of a core from the server it measures). Warm-up lasts until the JIT has settled
  * (at most {@value #JIT_QUIET_MILLIS} ms of compiling in the last 10 s; at least 10 s, at most 60 s):
- * here it still compiled for a second or more every 2 s up to 10 s in, and in bursts of 70-100 ms
+ * here it still compiled for a second or more every 2 s up to 10 s in, and in bursts of 70-200 ms
  * until about 40 s, each burst taking a core the round trips need. Warm-up and measuring are two loops
  * around one round-trip method, so nothing is first taken (and deoptimized) as measuring starts.
  */
 final class OverallSuite implements Suite {
 
     static final double RATE = 1000;
+
+    /**
+     * Warm-up checks the JIT's compile time every {@code JIT_WINDOW} round trips (2 s); it has settled when it
+     * compiled for at most {@code JIT_QUIET_MILLIS} over the last {@code JIT_WINDOWS} of them (10 s).
+     */
+    private static final int JIT_WINDOW = 2000;
+    private static final int JIT_WINDOWS = 5;
+    private static final long JIT_QUIET_MILLIS = 50;
 
     @Override
     public String name() {
@@ -90,14 +98,6 @@ final class OverallSuite implements Suite {
                         + " included) per round trip; target p99 <= 2000 us at 1 k/s: %s", RATE, measured, warm,
                         JIT_QUIET_MILLIS, JIT_WINDOW * JIT_WINDOWS / 1000, maxWarm, jitMillis, p99 <= 2000 ? "met" : "MISSED"));
     }
-
-    /**
-     * Warm-up checks the JIT's compile time every {@code JIT_WINDOW} round trips (2 s); it has settled when it
-     * compiled for at most {@code JIT_QUIET_MILLIS} over the last {@code JIT_WINDOWS} of them (10 s).
-     */
-    private static final int JIT_WINDOW = 2000;
-    private static final int JIT_WINDOWS = 5;
-    private static final long JIT_QUIET_MILLIS = 50;
 
     /** One round trip, started at {@code intended} (ns), recorded into {@code h} from then. */
     private static void trip(RawHttp sayer, RawHttp poller, int i, long intended, Histogram h) throws IOException {

@@ -31,9 +31,10 @@ import org.HdrHistogram.Histogram;
  *
  * <p>The peer of both server rows, {@code bare_netty}, is a bare Netty HTTP server (Netty's jars and the
  * benchmark's do-nothing handler, nothing else) launched and timed the same way, with the same flags and
- * the same kind of cache, in turn with the server round by round. The issue's targets were set where bare Netty was ready in 253 ms (151 ms with
- * an archive); each row states its target both as written and scaled by the peer of this run. Startup
- * rows report starts per second (1 / p50) as their throughput, so the peer ratio reads like every other.
+ * the same kind of cache, in turn with the server round by round. The issue's targets were set where
+ * bare Netty was ready in 253 ms (151 ms with an archive); each row states its target both as written
+ * and scaled by the peer of this run. Startup rows report starts per second (1 / p50) as their
+ * throughput, so the peer ratio reads like every other.
  */
 final class StartupSuite implements Suite {
 
@@ -118,15 +119,20 @@ final class StartupSuite implements Suite {
             }
         }
 
-        // The probe in a jar of its own beside the class path's jars: a JVM archives no class path with a
-        // non-empty directory in it (this JVM's own classes may be one).
+        // The probe in a jar of its own, with the rest of this JVM's class path but the benchmark's own
+        // classes (`own`, often a folder: a JVM archives no class path with a non-empty folder in it).
         List<String> cp = new ArrayList<>(List.of(jarOf(dir.resolve("init-probe.jar"), InitProbe.class).toString()));
-        cp.addAll(classPathJars(name -> true));
+        for (String e : System.getProperty("java.class.path").split(File.pathSeparator)) {
+            if (!Path.of(e).toString().equals(own)) {
+                cp.add(e);
+            }
+        }
+        boolean archivable = cp.stream().noneMatch(e -> Files.isDirectory(Path.of(e)));
         List<String> probe = List.of(java, "--enable-native-access=ALL-UNNAMED", "-cp",
                 String.join(File.pathSeparator, cp), InitProbe.class.getName());
         Histogram[] plainInit = initRounds("startup.init", rounds, probe);
         String archived = "";
-        if (Runtime.version().feature() >= 25) {
+        if (Runtime.version().feature() >= 25 && archivable) {
             Path cache = dir.resolve("init.aot");
             HttpSuite.progress("startup.init: a first run writes an AOT cache");
             initRounds("startup.init: training", 1, withJvmOptions(probe, List.of("-XX:AOTCacheOutput=" + cache)));
