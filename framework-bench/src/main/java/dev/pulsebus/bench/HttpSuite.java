@@ -41,9 +41,12 @@ final class HttpSuite implements Suite {
             PulseBusServer server = ServerFixture.start(options, "http", "");
             try {
                 URI ours = server.url();
+                // The floor's requests are made exactly as ours: the same URI work (none) per request.
+                URI noopUrl = noop.url();
                 Supplier<FullHttpRequest> health = () -> get(ours, "/health");
+                Supplier<FullHttpRequest> noopHealth = () -> get(noopUrl, "/health");
                 progress("http.health: noop floor");
-                LoadClient.Result floor = client.closedLoop(noop.url(), () -> get(noop.url(), "/health"),
+                LoadClient.Result floor = client.closedLoop(noopUrl, noopHealth,
                         CONNECTIONS, warmup, measure);
                 progress("http.health: pulsebus");
                 long a0 = ServerFixture.allocatedBytes();
@@ -58,7 +61,7 @@ final class HttpSuite implements Suite {
 
                 double rate = Math.max(100, h.opsPerSec() / 2);
                 progress("http.health_open_loop: noop floor at " + (long) rate + "/s");
-                LoadClient.Result floorOpen = client.openLoop(noop.url(), () -> get(noop.url(), "/health"),
+                LoadClient.Result floorOpen = client.openLoop(noopUrl, noopHealth,
                         CONNECTIONS, rate, warmup, measure);
                 progress("http.health_open_loop: pulsebus at " + (long) rate + "/s");
                 LoadClient.Result open = client.openLoop(ours, health, CONNECTIONS, rate, warmup, measure);
