@@ -51,7 +51,7 @@ final class StartupSuite implements Suite {
 
     @Override
     public List<Row> run(BenchOptions options) throws Exception {
-        int rounds = options.quick ? 3 : 10;
+        int rounds = options.quick ? 3 : 20; // each round of the server rows launches the server and bare Netty
         List<Row> rows = new ArrayList<>();
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Path dir = Files.createDirectories(options.dataDir.resolve("startup"));
