@@ -251,9 +251,11 @@ final class StartupSuite implements Suite {
     }
 
     /**
-     * One warm-up launch of each, then {@code rounds} timed rounds of all of them in turn (ours, the peer,
-     * ours, ...): on a machine whose speed drifts from minute to minute, a drift touches both alike rather
-     * than whichever was measured during it. One histogram per launch, in the order given.
+     * One warm-up launch of each, then {@code rounds} timed rounds of all of them in turn, in the order
+     * given and reversed every other round (so that what one leaves behind, a flush or a cold cache, does
+     * not always fall on the same one): on a machine whose speed drifts from minute to minute, a drift
+     * touches both alike rather than whichever was measured during it. One histogram per launch, in the
+     * order given.
      */
     private static Histogram[] interleaved(String label, int rounds, Launch... launches) throws Exception {
         Histogram[] h = new Histogram[launches.length];
@@ -262,7 +264,8 @@ final class StartupSuite implements Suite {
         }
         for (int i = 0; i < rounds + 1; i++) {
             HttpSuite.progress(label + ": round " + (i + 1) + " of " + (rounds + 1) + " (ours and bare Netty in turn)");
-            for (int l = 0; l < launches.length; l++) {
+            for (int k = 0; k < launches.length; k++) {
+                int l = i % 2 == 0 ? k : launches.length - 1 - k; // every other round the other way round
                 Launch launch = launches[l];
                 // A restart: the warm-up round made the database.
                 long t = coldToReady(launch.command(), launch.workDir(), launch.dataDir(), false);

@@ -25,17 +25,18 @@ final class JvmMeters implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(JvmMeters.class);
 
     private final MeterRegistry registry;
-    private final CountDownLatch bound = new CountDownLatch(1);
-    private @Nullable Thread binder;
-    private @Nullable JvmGcMetrics gc; // listens to GC notifications until closed
+    private final CountDownLatch bound = new CountDownLatch(1); // counted down once bound, or closed unstarted
+    private @Nullable Thread binder; // guarded by this
+    private @Nullable JvmGcMetrics gc; // guarded by this; listens to GC notifications until closed
+    private boolean closed; // guarded by this
 
     JvmMeters(MeterRegistry registry) {
         this.registry = registry;
     }
 
-    /** Binds them in the background; once. */
+    /** Binds them in the background; once, and not after {@link #close}. */
     synchronized void start() {
-        if (binder == null) {
+        if (binder == null && !closed) {
             binder = Thread.ofPlatform().daemon().name("pulsebus-jvm-meters").start(this::bind);
         }
     }
@@ -44,10 +45,14 @@ final class JvmMeters implements AutoCloseable {
         try {
             new JvmMemoryMetrics().bindTo(registry);
             JvmGcMetrics gcMetrics = new JvmGcMetrics();
+            gcMetrics.bindTo(registry);
             synchronized (this) {
+                if (closed) { // close() gave up waiting: nothing else will remove the GC listener
+                    gcMetrics.close();
+                    return;
+                }
                 gc = gcMetrics;
             }
-            gcMetrics.bindTo(registry);
             new JvmThreadMetrics().bindTo(registry);
             new ClassLoaderMetrics().bindTo(registry);
             new ProcessorMetrics().bindTo(registry);
@@ -60,13 +65,11 @@ final class JvmMeters implements AutoCloseable {
         }
     }
 
-    /** Waits (at most 10 s) until they are bound, when {@link #start} was called. */
+    /**
+     * Waits (at most 10 s) until they are bound: a scrape that comes between the server's bind and
+     * {@link #start} waits too. Returns at once after a {@link #close} that found them never started.
+     */
     void await() {
-        synchronized (this) {
-            if (binder == null) {
-                return;
-            }
-        }
         try {
             bound.await(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
@@ -74,12 +77,20 @@ final class JvmMeters implements AutoCloseable {
         }
     }
 
-    /** Stops the GC listener, after the binding if it is still going. */
+    /** Stops the GC listener, after the binding if it is still going (or, past 10 s, the binding stops it). */
     @Override
     public void close() {
+        synchronized (this) {
+            if (binder == null) {
+                closed = true;
+                bound.countDown(); // never started: no one waits for it
+                return;
+            }
+        }
         await();
         JvmGcMetrics gcMetrics;
         synchronized (this) {
+            closed = true;
             gcMetrics = gc;
             gc = null;
         }

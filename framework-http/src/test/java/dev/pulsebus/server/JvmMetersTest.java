@@ -11,7 +11,6 @@ class JvmMetersTest {
     void awaitReturnsOnceTheJvmAndProcessMetersAreBound() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (JvmMeters meters = new JvmMeters(registry)) {
-            meters.await(); // not started: nothing to wait for
             assertThat(registry.find("jvm.memory.used").gauges()).isEmpty();
             meters.start();
             meters.start(); // once
@@ -27,7 +26,26 @@ class JvmMetersTest {
     }
 
     @Test
-    void closingWithoutAStartDoesNotWait() {
-        new JvmMeters(new SimpleMeterRegistry()).close();
+    void aScrapeBeforeTheStartWaitsForTheBinding() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (JvmMeters meters = new JvmMeters(registry)) {
+            var scrape = java.util.concurrent.CompletableFuture.runAsync(meters::await);
+            Thread.sleep(200);
+            assertThat(scrape).isNotDone(); // the server listens, the meters are not bound yet: it waits
+            meters.start();
+            scrape.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(registry.find("jvm.memory.used").gauges()).isNotEmpty();
+        }
+    }
+
+    @Test
+    void closingWithoutAStartReleasesWaitersAndNeverBinds() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        JvmMeters meters = new JvmMeters(registry);
+        meters.close();
+        meters.await(); // returns at once
+        meters.start(); // too late: nothing binds
+        Thread.sleep(300); // time a binding would have taken
+        assertThat(registry.find("jvm.memory.used").gauges()).isEmpty();
     }
 }

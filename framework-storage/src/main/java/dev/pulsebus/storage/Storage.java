@@ -332,9 +332,11 @@ public final class Storage implements AutoCloseable {
                 }
                 return new Storage(this, dialect, ds, sessions, description);
             } catch (FlywayException | StorageException e) {
+                sessions.close(); // before the pool: a connection still out would only be aborted (a no-op on SQLite)
                 ds.close();
                 throw new StorageException("cannot migrate " + description + ": " + rootMessage(e), e);
             } catch (RuntimeException | Error e) {
+                sessions.close();
                 ds.close();
                 throw e;
             }
