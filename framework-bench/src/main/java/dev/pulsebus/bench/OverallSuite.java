@@ -64,7 +64,8 @@ final class OverallSuite implements Suite {
         long jitMillis;
         try (RawHttp sayer = new RawHttp(server.url().getHost(), server.url().getPort());
              RawHttp poller = new RawHttp(server.url().getHost(), server.url().getPort())) {
-            HttpSuite.progress("overall.e2e_roundtrip: warm-up at " + (long) RATE + "/s until the JIT settles");
+            HttpSuite.progress("overall.e2e_roundtrip: warm-up at " + (long) RATE + "/s"
+                    + (watchJit ? " until the JIT settles" : ", " + maxWarm + " round trips"));
             long interval = (long) (1e9 / RATE);
             long started = System.nanoTime();
             long[] jitAt = new long[JIT_WINDOWS]; // compile time at the start of each of the last windows
