@@ -207,7 +207,11 @@ final class StartupSuite implements Suite {
     private static String bareNettyClassPath(Path dir) throws IOException {
         List<String> cp = new ArrayList<>(List.of(jarOf(dir.resolve("bare-netty.jar"), BareNetty.class, NoopServer.class)
                 .toString()));
-        cp.addAll(classPathJars(name -> name.startsWith("netty-")));
+        for (String e : System.getProperty("java.class.path").split(File.pathSeparator)) {
+            if (Path.of(e).getFileName().toString().startsWith("netty-")) {
+                cp.add(e);
+            }
+        }
         return String.join(File.pathSeparator, cp);
     }
 
@@ -232,18 +236,6 @@ final class StartupSuite implements Suite {
             }
         }
         return jar;
-    }
-
-    /** The jars on this JVM's class path whose file names {@code name} accepts (folders left out). */
-    private static List<String> classPathJars(java.util.function.Predicate<String> name) {
-        List<String> jars = new ArrayList<>();
-        for (String e : System.getProperty("java.class.path").split(File.pathSeparator)) {
-            Path p = Path.of(e);
-            if (Files.isRegularFile(p) && name.test(p.getFileName().toString())) {
-                jars.add(e);
-            }
-        }
-        return jars;
     }
 
     /** One thing to launch: its command ({@code java} first), where it runs (null: here) and its data. */

@@ -32,6 +32,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -338,7 +339,7 @@ public final class PulseBusServer implements AutoCloseable {
      */
     static String hostName() {
         try {
-            String name = java.nio.file.Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
+            String name = Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
             if (!name.isEmpty()) {
                 return name;
             }

@@ -146,7 +146,6 @@ final class Responses {
         g.writeEndObject();
     }
 
-
     private interface Body {
         void write(JsonGenerator g) throws IOException;
     }

@@ -25,11 +25,11 @@ import org.jspecify.annotations.Nullable;
  * (an XML parser, its actions and model handlers) costs about 150 ms of a server's start here, for four
  * settings. Its pattern is written out by hand ({@link LineEncoder}) rather than compiled by
  * {@code PatternLayout}, whose class initialisation alone (a lambda for each of some 60 converters) costs
- * about 40 ms of a cold start. The file is recognised by its length and CRC-32, and found the way Logback finds it (Logback's
- * own search: {@code logback.configurationFile}, then {@code logback-test.xml}, then {@code logback.xml}
- * on the class path), so an edited file, another file, or an application's own {@code logback.xml} is
- * left to Logback as usual. {@code ShippedLoggingTest} checks that both ways give the same set-up and
- * that the recognised length and CRC are the shipped file's, and that both write the same bytes.
+ * about 40 ms of a cold start. The file is recognised by its length and CRC-32, and found the way Logback
+ * finds it (Logback's own search: {@code logback.configurationFile}, then {@code logback-test.xml}, then
+ * {@code logback.xml} on the class path), so an edited file, another file, or an application's own
+ * {@code logback.xml} is left to Logback as usual. {@code ShippedLoggingTest} checks that both ways give
+ * the same set-up and write the same bytes, and that the recognised length and CRC are the shipped file's.
  *
  * <p>Found by Logback through {@code META-INF/services/ch.qos.logback.classic.spi.Configurator}. It has
  * no {@code @ConfiguratorRank} (the default rank): reading an annotation in a cold JVM generates a proxy
