@@ -1,5 +1,6 @@
 package dev.pulsebus.bench;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,7 +13,7 @@ final class BenchOptions {
 
     static final String USAGE = """
             usage: BenchMain [--quick] [--suite NAME]... [--json FILE] [--compare FILE] [--html FILE]
-                             [--out DIR] [--backend NAME] [--keep] [--profile]
+                             [--out DIR] [--backend NAME] [--keep] [--profile] [--against JAR]
               --quick          about a quarter of the samples: a smoke run
               --suite NAME     run this suite (repeatable; default: all). Suites: %s
               --json FILE      also write the results to FILE (a baseline to keep)
@@ -22,6 +23,9 @@ final class BenchOptions {
               --backend NAME   storage backend for storage rows: sqlite (default), postgres, mysql
               --keep           keep the temporary data directory (its path is printed) for inspection
               --profile        record a JFR profile per suite in DIR/profile (open with JDK Mission Control)
+              --against JAR    startup suite: another build's pulsebus-server.jar, launched in turn with
+                               this one (same flags, its own cache) and reported beside it as the peer
+                               'against'; startup.init runs its probe on both jars' classes in turn too
               --help           this text
             """;
 
@@ -34,11 +38,13 @@ final class BenchOptions {
     final String backend;
     final boolean keep;
     final boolean profile;
+    /** Another build's server jar for the startup suite to compare with, or null. */
+    final Path against;
     /** The run's temporary data directory, set by {@link BenchMain#run(BenchOptions, java.util.Map)}. */
     Path dataDir;
 
     private BenchOptions(boolean quick, List<String> suites, Path json, Path compare, Path html, Path out,
-                         String backend, boolean keep, boolean profile) {
+                         String backend, boolean keep, boolean profile, Path against) {
         this.quick = quick;
         this.suites = List.copyOf(suites);
         this.json = json;
@@ -48,6 +54,7 @@ final class BenchOptions {
         this.backend = backend;
         this.keep = keep;
         this.profile = profile;
+        this.against = against;
     }
 
     /** Thrown for a command line that cannot run; its message is meant for the user, with the usage. */
@@ -69,6 +76,7 @@ final class BenchOptions {
         String backend = "sqlite";
         boolean keep = false;
         boolean profile = false;
+        Path against = null;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -95,6 +103,12 @@ final class BenchOptions {
                         throw new UsageException("unknown backend '" + backend + "'; use sqlite, postgres or mysql");
                     }
                 }
+                case "--against" -> {
+                    against = Path.of(value(args, ++i, a));
+                    if (!Files.isRegularFile(against)) {
+                        throw new UsageException("--against " + against + ": no such file (a pulsebus-server.jar)");
+                    }
+                }
                 case "--help", "-h" -> throw new UsageException("");
                 default -> throw new UsageException("unknown argument '" + a + "'");
             }
@@ -102,7 +116,7 @@ final class BenchOptions {
         if (suites.isEmpty()) {
             suites.addAll(knownSuites);
         }
-        return new BenchOptions(quick, suites, json, compare, html, out, backend, keep, profile);
+        return new BenchOptions(quick, suites, json, compare, html, out, backend, keep, profile, against);
     }
 
     private static String value(String[] args, int i, String flag) throws UsageException {

@@ -85,12 +85,19 @@ final class StartupSuite implements Suite {
             server.addAll(List.of("-jar", jar.toString()));
             List<String> bare = new ArrayList<>(jvm(java));
             bare.addAll(List.of("-cp", bareNettyClassPath(dir), BareNetty.class.getName()));
+            List<String> other = null; // --against: another build's jar, launched as ours is
+            if (options.against != null) {
+                other = new ArrayList<>(server);
+                other.set(other.size() - 1, options.against.toAbsolutePath().toString());
+            }
 
-            Histogram[] plainRounds = interleaved("startup.cold_to_ready", rounds,
-                    new Launch(server, root, dir.resolve("plain")), new Launch(bare, null, dir.resolve("bare")));
-            Histogram plain = plainRounds[0];
-            Histogram bareH = plainRounds[1];
-            rows.add(startRow("startup.cold_to_ready", plain, bareH, NETTY_THEN_MS, 500,
+            List<Launch> plainLaunches = new ArrayList<>(List.of(new Launch(server, root, dir.resolve("plain")),
+                    new Launch(bare, null, dir.resolve("bare"))));
+            if (other != null) {
+                plainLaunches.add(new Launch(other, root, dir.resolve("against")));
+            }
+            Histogram[] plainRounds = interleaved("startup.cold_to_ready", rounds, plainLaunches);
+            rows.add(startRow("startup.cold_to_ready", plainRounds, NETTY_THEN_MS, 500,
                     "java -jar pulsebus-server.jar with ./pulsebus's flags (storage, metrics, modules) until /health"
                             + " answers, restarting on the database of the first round"));
 
@@ -102,14 +109,22 @@ final class StartupSuite implements Suite {
                     dir.resolve("archive"), true);
             train(bare, aot ? "-XX:AOTCacheOutput=" + bareCache : "-XX:ArchiveClassesAtExit=" + bareCache, null,
                     dir.resolve("archive-bare"), false);
-            if (Files.exists(serverCache) && Files.exists(bareCache)) {
+            Path otherCache = dir.resolve(aot ? "against.aot" : "against.jsa");
+            if (other != null) {
+                train(other, aot ? "-XX:AOTCacheOutput=" + otherCache : "-XX:ArchiveClassesAtExit=" + otherCache, root,
+                        dir.resolve("archive-against"), true);
+            }
+            if (Files.exists(serverCache) && Files.exists(bareCache) && (other == null || Files.exists(otherCache))) {
                 String use = aot ? "-XX:AOTCache=" : "-XX:SharedArchiveFile=";
-                Histogram[] archivedRounds = interleaved("startup.cold_to_ready_archived", rounds,
+                List<Launch> archivedLaunches = new ArrayList<>(List.of(
                         new Launch(withJvmOptions(server, fromCache(use + serverCache)), root, dir.resolve("archived")),
-                        new Launch(withJvmOptions(bare, fromCache(use + bareCache)), null, dir.resolve("bare-archived")));
-                Histogram archived = archivedRounds[0];
-                Histogram bareA = archivedRounds[1];
-                rows.add(startRow("startup.cold_to_ready_archived", archived, bareA, NETTY_ARCHIVED_THEN_MS, 270,
+                        new Launch(withJvmOptions(bare, fromCache(use + bareCache)), null, dir.resolve("bare-archived"))));
+                if (other != null) {
+                    archivedLaunches.add(new Launch(withJvmOptions(other, fromCache(use + otherCache)), root,
+                            dir.resolve("against-archived")));
+                }
+                Histogram[] archivedRounds = interleaved("startup.cold_to_ready_archived", rounds, archivedLaunches);
+                rows.add(startRow("startup.cold_to_ready_archived", archivedRounds, NETTY_ARCHIVED_THEN_MS, 270,
                         "the same from the startup cache ./pulsebus keeps: " + (aot
                                 ? "a JDK 25 AOT cache (-XX:AOTCacheOutput)" : "an AppCDS archive (-XX:ArchiveClassesAtExit)")
                                 + " written by a first run that answered /health, a say and /metrics"));
@@ -143,36 +158,69 @@ final class StartupSuite implements Suite {
                         + " embedding application can): p50 %.1f ms", fromCache.getValueAtPercentile(50) / 1e6);
             }
         }
+        String ab = "";
+        if (options.against != null && jar != null) {
+            // The probe on each build's classes (its server jar holds them and their dependencies), in turn.
+            String probeJar = cp.get(0);
+            Histogram[][] both = initRoundsInTurn("startup.init: this build and --against in turn", rounds, List.of(
+                    probeOn(java, probeJar, jar), probeOn(java, probeJar, options.against.toAbsolutePath())));
+            double ours50 = both[0][0].getValueAtPercentile(50) / 1e6;
+            double other50 = both[1][0].getValueAtPercentile(50) / 1e6;
+            ab = String.format("; on the server jars' classes, in turn with the --against jar: p50 %.1f ms, --against"
+                    + " %.1f ms (ours %+.1f ms)", ours50, other50, ours50 - other50);
+        }
         double i50 = plainInit[0].getValueAtPercentile(50) / 1e6;
         rows.add(ServerFixture.row("startup", "startup.init", "ms", null, plainInit[0], null, ServerFixture.peers(),
-                String.format("in a fresh JVM whose logging is already up (the embedding application's), main() to"
+                String.format("in a fresh JVM whose logging is already up and has logged (the embedding application's), main() to"
                         + " a bot (bus, router, pipeline, module host, a module) that answered its first command;"
                         + " target <= 30 ms: %s (p50 %.1f ms). The same again in that JVM, its classes loaded: p50"
                         + " %.2f ms (the rest of the first is loading, linking and first running those classes)%s",
-                        i50 <= 30 ? "met" : "MISSED", i50, plainInit[1].getValueAtPercentile(50) / 1e6, archived)));
+                        i50 <= 30 ? "met" : "MISSED", i50, plainInit[1].getValueAtPercentile(50) / 1e6, archived)
+                        + ab));
         return rows;
+    }
+
+    /** The init probe run on the classes of a server jar (PulseBus and its dependencies shaded in). */
+    private static List<String> probeOn(String java, String probeJar, Path serverJar) {
+        return List.of(java, "--enable-native-access=ALL-UNNAMED", "-cp", probeJar + File.pathSeparator + serverJar,
+                InitProbe.class.getName());
     }
 
     /** {@code rounds} runs of the init probe: its first bot's time, and the second's. */
     private static Histogram[] initRounds(String label, int rounds, List<String> command) throws Exception {
-        Histogram first = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
-        Histogram again = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+        return initRoundsInTurn(label, rounds, List.of(command))[0];
+    }
+
+    /**
+     * {@code rounds} runs of each init probe in turn, the order reversed every other round; per probe, in
+     * the order given: its first bot's times, and the second's.
+     */
+    private static Histogram[][] initRoundsInTurn(String label, int rounds, List<List<String>> commands) throws Exception {
+        int n = commands.size();
+        Histogram[][] h = new Histogram[n][2];
+        for (Histogram[] pair : h) {
+            pair[0] = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+            pair[1] = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+        }
         Pattern times = Pattern.compile("init_ns (\\d+) again_ns (\\d+)");
         for (int i = 0; i < rounds; i++) {
             HttpSuite.progress(label + ": round " + (i + 1));
-            Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-            Thread watchdog = watchdog(p); // a probe that hangs would block readAllBytes
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            p.waitFor();
-            watchdog.interrupt();
-            Matcher m = times.matcher(out);
-            if (!m.find()) {
-                throw new IllegalStateException("the init probe printed no time: " + out);
+            for (int k = 0; k < n; k++) {
+                int c = i % 2 == 0 ? k : n - 1 - k;
+                Process p = new ProcessBuilder(commands.get(c)).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+                Thread watchdog = watchdog(p); // a probe that hangs would block readAllBytes
+                String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                p.waitFor();
+                watchdog.interrupt();
+                Matcher m = times.matcher(out);
+                if (!m.find()) {
+                    throw new IllegalStateException("the init probe printed no time: " + out);
+                }
+                h[c][0].recordValue(Long.parseLong(m.group(1)));
+                h[c][1].recordValue(Long.parseLong(m.group(2)));
             }
-            first.recordValue(Long.parseLong(m.group(1)));
-            again.recordValue(Long.parseLong(m.group(2)));
         }
-        return new Histogram[] {first, again};
+        return h;
     }
 
     /**
@@ -249,16 +297,17 @@ final class StartupSuite implements Suite {
      * touches both alike rather than whichever was measured during it. One histogram per launch, in the
      * order given.
      */
-    private static Histogram[] interleaved(String label, int rounds, Launch... launches) throws Exception {
-        Histogram[] h = new Histogram[launches.length];
-        for (int l = 0; l < launches.length; l++) {
+    private static Histogram[] interleaved(String label, int rounds, List<Launch> launches) throws Exception {
+        int n = launches.size();
+        Histogram[] h = new Histogram[n];
+        for (int l = 0; l < n; l++) {
             h[l] = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
         }
         for (int i = 0; i < rounds + 1; i++) {
-            HttpSuite.progress(label + ": round " + (i + 1) + " of " + (rounds + 1) + " (ours and bare Netty in turn)");
-            for (int k = 0; k < launches.length; k++) {
-                int l = i % 2 == 0 ? k : launches.length - 1 - k; // every other round the other way round
-                Launch launch = launches[l];
+            HttpSuite.progress(label + ": round " + (i + 1) + " of " + (rounds + 1) + " (" + n + " launches in turn)");
+            for (int k = 0; k < n; k++) {
+                int l = i % 2 == 0 ? k : n - 1 - k; // every other round the other way round
+                Launch launch = launches.get(l);
                 // A restart: the warm-up round made the database.
                 long t = coldToReady(launch.command(), launch.workDir(), launch.dataDir(), false);
                 if (i > 0) {
@@ -283,17 +332,26 @@ final class StartupSuite implements Suite {
         return cmd;
     }
 
-    private static Row startRow(String name, Histogram ours, Histogram bare, double nettyThenMs, double targetMs,
-                                String what) {
+    /** A server row from its rounds: ours, bare Netty's and, with {@code --against}, the other build's. */
+    private static Row startRow(String name, Histogram[] rounds, double nettyThenMs, double targetMs, String what) {
+        Histogram ours = rounds[0];
         double p50 = ours.getValueAtPercentile(50) / 1e6;
-        double bare50 = bare.getValueAtPercentile(50) / 1e6;
+        double bare50 = rounds[1].getValueAtPercentile(50) / 1e6;
         double scaled = targetMs * bare50 / nettyThenMs;
+        String note = String.format(
+                "%s; p50 %.0f ms, bare Netty %.0f ms (%.2fx). Target <= %.0f ms where bare Netty took %.0f ms"
+                        + " (%.2fx): as written %s; scaled by this run's bare Netty (<= %.0f ms) %s",
+                what, p50, bare50, p50 / bare50, targetMs, nettyThenMs, targetMs / nettyThenMs,
+                p50 <= targetMs ? "met" : "MISSED", scaled, p50 <= scaled ? "met" : "MISSED");
+        if (rounds.length == 2) {
+            return ServerFixture.row("startup", name, "ms", 1e3 / p50, ours, null,
+                    ServerFixture.peers("bare_netty", 1e3 / bare50), note);
+        }
+        double other50 = rounds[2].getValueAtPercentile(50) / 1e6;
         return ServerFixture.row("startup", name, "ms", 1e3 / p50, ours, null,
-                ServerFixture.peers("bare_netty", 1e3 / bare50), String.format(
-                        "%s; p50 %.0f ms, bare Netty %.0f ms (%.2fx). Target <= %.0f ms where bare Netty took %.0f ms"
-                                + " (%.2fx): as written %s; scaled by this run's bare Netty (<= %.0f ms) %s",
-                        what, p50, bare50, p50 / bare50, targetMs, nettyThenMs, targetMs / nettyThenMs,
-                        p50 <= targetMs ? "met" : "MISSED", scaled, p50 <= scaled ? "met" : "MISSED"));
+                ServerFixture.peers("bare_netty", 1e3 / bare50, "against", 1e3 / other50),
+                note + String.format("; the --against jar in the same rounds: p50 %.0f ms (ours %+.0f ms)", other50,
+                        p50 - other50));
     }
 
     /**

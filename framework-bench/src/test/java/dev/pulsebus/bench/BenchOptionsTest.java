@@ -3,9 +3,11 @@ package dev.pulsebus.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class BenchOptionsTest {
 
@@ -49,5 +51,14 @@ class BenchOptionsTest {
                 .hasMessage("--json needs a value");
         assertThatThrownBy(() -> BenchOptions.parse(new String[] {"--backend", "oracle"}, SUITES))
                 .hasMessageContaining("unknown backend 'oracle'");
+        assertThatThrownBy(() -> BenchOptions.parse(new String[] {"--against", "no/such/server.jar"}, SUITES))
+                .hasMessage("--against no/such/server.jar: no such file (a pulsebus-server.jar)");
+    }
+
+    @Test
+    void againstNamesAnotherBuildsJar(@TempDir Path dir) throws Exception {
+        Path jar = Files.createFile(dir.resolve("pulsebus-server.jar"));
+        assertThat(BenchOptions.parse(new String[] {"--against", jar.toString()}, SUITES).against).isEqualTo(jar);
+        assertThat(BenchOptions.parse(new String[0], SUITES).against).isNull();
     }
 }

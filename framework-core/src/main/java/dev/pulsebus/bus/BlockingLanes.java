@@ -7,7 +7,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,12 +35,10 @@ final class BlockingLanes {
     private static final long WAIT_STEP_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
     private final ConcurrentHashMap<Object, Lane> lanes = new ConcurrentHashMap<>();
-    private final Function<Object, Lane> newLane = Lane::new;
     private final AtomicInteger pending = new AtomicInteger();
     private final LongAdder rejected = new LongAdder();
     private final int maxPending;
     private final long overflowWaitNanos;
-    private final ThreadFactory threads = Thread.ofVirtual().name("pulsebus-blocking-", 0).factory();
     private volatile long lastWarnNanos = System.nanoTime() - WARN_INTERVAL_NANOS;
     private volatile boolean closed;
 
@@ -66,7 +63,12 @@ final class BlockingLanes {
             return true;
         }
         for (;;) {
-            Lane lane = lanes.computeIfAbsent(key, newLane);
+            Lane lane = lanes.get(key);
+            if (lane == null) {
+                Lane fresh = new Lane(key);
+                lane = lanes.putIfAbsent(key, fresh);
+                lane = lane != null ? lane : fresh;
+            }
             if (lane.offer(task)) {
                 return true;
             }
@@ -128,7 +130,7 @@ final class BlockingLanes {
     }
 
     private void start(Runnable r) {
-        threads.newThread(r).start();
+        Threads.FACTORY.newThread(r).start();
     }
 
     /**
@@ -162,6 +164,11 @@ final class BlockingLanes {
     /** Busy keys, for tests: retired lanes leave the map. */
     int busyKeys() {
         return lanes.size();
+    }
+
+    /** Made when the first blocking task starts: a bus without blocking handlers never loads it. */
+    private static final class Threads {
+        static final ThreadFactory FACTORY = Thread.ofVirtual().name("pulsebus-blocking-", 0).factory();
     }
 
     private final class Lane implements Runnable {

@@ -30,7 +30,17 @@ final class BusMetrics {
         @Override
         protected TypeMeters computeValue(Class<?> type) {
             String label = byLabel.size() < MAX_TYPES ? type.getName() : OTHER;
-            return byLabel.computeIfAbsent(label, BusMetrics.this::register);
+            TypeMeters m = byLabel.get(label);
+            if (m == null) {
+                synchronized (byLabel) { // once per label: its meters are registered once
+                    m = byLabel.get(label);
+                    if (m == null) {
+                        m = register(label);
+                        byLabel.put(label, m);
+                    }
+                }
+            }
+            return m;
         }
     };
     private final ConcurrentHashMap<String, TypeMeters> byLabel = new ConcurrentHashMap<>();

@@ -118,6 +118,9 @@ final class DefaultEventBus implements EventBus {
 
     private void dead(Object event, BusMetrics.TypeMeters meters) {
         metrics.dead.increment();
+        if (deadEvents == null) {
+            return;
+        }
         try {
             deadEvents.accept(event);
         } catch (Throwable t) {

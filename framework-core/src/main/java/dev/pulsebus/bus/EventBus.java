@@ -73,7 +73,7 @@ public interface EventBus extends AutoCloseable {
     /** Settings of an {@link EventBus}. Not thread-safe; build once. */
     final class Builder {
         MeterRegistry meterRegistry;
-        Consumer<Object> deadEvents = event -> { };
+        Consumer<Object> deadEvents; // none: dead events are counted only
         int maxBlockingPending = 10_000;
         Duration blockingOverflowWait = Duration.ZERO;
         Duration closeTimeout = Duration.ofSeconds(10);

@@ -12,8 +12,14 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class Registry {
 
-    static final Comparator<Subscriber> ORDER = Comparator.<Subscriber>comparingInt(s -> -s.priority)
-            .thenComparingLong(s -> s.sequence);
+    /** Priority descending, then subscription order. */
+    static final Comparator<Subscriber> ORDER = new Comparator<>() {
+        @Override
+        public int compare(Subscriber a, Subscriber b) {
+            int byPriority = Integer.compare(b.priority, a.priority);
+            return byPriority != 0 ? byPriority : Long.compare(a.sequence, b.sequence);
+        }
+    };
 
     final Subscriber[] all;
     private final ConcurrentHashMap<Class<?>, Dispatch> cache = new ConcurrentHashMap<>();
@@ -30,8 +36,14 @@ final class Registry {
     }
 
     private Dispatch resolve(Class<?> type) {
-        Subscriber[] matching = Arrays.stream(all).filter(s -> s.type.isAssignableFrom(type))
-                .toArray(Subscriber[]::new);
+        Subscriber[] matching = new Subscriber[all.length];
+        int n = 0;
+        for (Subscriber s : all) {
+            if (s.type.isAssignableFrom(type)) {
+                matching[n++] = s;
+            }
+        }
+        matching = Arrays.copyOf(matching, n);
         Dispatch d = new Dispatch(matching, metrics.forType(type));
         Dispatch prev = cache.putIfAbsent(type, d);
         return prev != null ? prev : d;

@@ -104,6 +104,11 @@ final class Arguments {
         return i;
     }
 
+    /** Whether {@code s} is one word: not null, not empty, no whitespace. */
+    static boolean isOneWord(String s) {
+        return s != null && !s.isEmpty() && wordEnd(s, 0) == s.length();
+    }
+
     static int wordEnd(String text, int i) {
         int n = text.length();
         while (i < n && !Character.isWhitespace(text.charAt(i))) {

@@ -153,7 +153,7 @@ public final class Command {
     }
 
     private static String checkWord(String word, String what) {
-        if (word == null || word.isEmpty() || word.chars().anyMatch(Character::isWhitespace)) {
+        if (!Arguments.isOneWord(word)) {
             throw new IllegalArgumentException("command " + what + " must be one word, was '" + word + "'");
         }
         return word;

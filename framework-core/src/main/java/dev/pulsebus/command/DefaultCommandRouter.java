@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Matcher;
@@ -67,9 +66,8 @@ final class DefaultCommandRouter implements CommandRouter {
                     .description("Messages with a command prefix but no such command").register(registry);
         }
         if (b.helpCommand) {
-            register(Command.named("help").usage(shownPrefix + "help [command]")
-                    .help(catalog.forLocale(Locale.ENGLISH).format("help.usage"))
-                    .handler(new HelpCommand(this::commands, shownPrefix, fold, catalog)));
+            register(Command.named("help").usage(shownPrefix + "help [command]") // help line: HelpCommand
+                    .handler(new HelpCommand(this, shownPrefix, fold, catalog)));
         }
     }
 
@@ -226,7 +224,21 @@ final class DefaultCommandRouter implements CommandRouter {
             meters.put(entry, bind(entry));
             snapshot = s;
         }
-        return () -> unregister(entry);
+        return new Registered(entry);
+    }
+
+    /** What {@link #register} returns: its {@code unregister} removes the entry, once. */
+    private final class Registered implements Registration {
+        private final Entry entry;
+
+        Registered(Entry entry) {
+            this.entry = entry;
+        }
+
+        @Override
+        public void unregister() {
+            DefaultCommandRouter.this.unregister(entry);
+        }
     }
 
     private void unregister(Entry entry) {
@@ -254,7 +266,7 @@ final class DefaultCommandRouter implements CommandRouter {
                 patterns.add(e);
             }
         }
-        return new Snapshot(new NameTable<>(names, fold), patterns.toArray(Entry[]::new), List.copyOf(entries));
+        return new Snapshot(new NameTable<>(names, fold), patterns.toArray(new Entry[0]), List.copyOf(entries));
     }
 
     private void claim(Map<String, Entry> names, String name, Entry e, String parent) {
@@ -293,7 +305,7 @@ final class DefaultCommandRouter implements CommandRouter {
         }
         String usage = c.usage != null ? c.usage : shownPrefix + path;
         String keyword = c.keyword == null ? null : fold ? NameTable.fold(c.keyword) : c.keyword;
-        return new Entry(path, c, usage, controls.toArray(Control[]::new), keyword, subs,
+        return new Entry(path, c, usage, controls.toArray(new Control[0]), keyword, subs,
                 subs.isEmpty() ? null : new NameTable<>(subNames, fold));
     }
 

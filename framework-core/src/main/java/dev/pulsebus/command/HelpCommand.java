@@ -3,7 +3,6 @@ package dev.pulsebus.command;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
 
 /**
  * The built-in {@code help}: without arguments, the visible commands by group with their usage and
@@ -12,13 +11,13 @@ import java.util.function.Supplier;
  */
 final class HelpCommand implements CommandHandler {
 
-    private final Supplier<List<Entry>> commands;
+    private final DefaultCommandRouter router;
     private final String prefix;
     private final boolean fold;
     private final MessageCatalog catalog;
 
-    HelpCommand(Supplier<List<Entry>> commands, String prefix, boolean fold, MessageCatalog catalog) {
-        this.commands = commands;
+    HelpCommand(DefaultCommandRouter router, String prefix, boolean fold, MessageCatalog catalog) {
+        this.router = router;
         this.prefix = prefix;
         this.fold = fold;
         this.catalog = catalog;
@@ -27,7 +26,7 @@ final class HelpCommand implements CommandHandler {
     @Override
     public void handle(CommandCall call) {
         Messages m = catalog.forLocale(call.source().locale());
-        List<Entry> all = commands.get();
+        List<Entry> all = router.commands();
         if (call.argCount() == 0) {
             call.reply(list(all, m));
             return;
@@ -40,6 +39,11 @@ final class HelpCommand implements CommandHandler {
             }
         }
         call.reply(m.format("help.unknown", "command", prefix + wanted));
+    }
+
+    /** An entry's help line; this command's own is in the caller's language. */
+    private String help(Entry e, Messages m) {
+        return e.handler == this ? m.format("help.usage") : e.help;
     }
 
     private boolean named(Entry e, String wanted) {
@@ -61,8 +65,9 @@ final class HelpCommand implements CommandHandler {
             }
             StringBuilder g = groups.computeIfAbsent(e.group, k -> new StringBuilder());
             g.append("\n  ").append(e.usage);
-            if (!e.help.isEmpty()) {
-                g.append(" - ").append(e.help);
+            String help = help(e, m);
+            if (!help.isEmpty()) {
+                g.append(" - ").append(help);
             }
         }
         StringBuilder sb = new StringBuilder(m.format("help.header"));
@@ -73,8 +78,9 @@ final class HelpCommand implements CommandHandler {
 
     private String describe(Entry e, Messages m) {
         StringBuilder sb = new StringBuilder(e.usage);
-        if (!e.help.isEmpty()) {
-            sb.append('\n').append(e.help);
+        String help = help(e, m);
+        if (!help.isEmpty()) {
+            sb.append('\n').append(help);
         }
         if (!e.aliases.isEmpty()) {
             sb.append('\n').append(m.format("help.aliases")).append(": ")

@@ -15,7 +15,9 @@ final class Messages {
 
     Messages(Map<String, String> texts) {
         Map<String, Template> t = new HashMap<>();
-        texts.forEach((k, v) -> t.put(k, new Template(v)));
+        for (Map.Entry<String, String> e : texts.entrySet()) {
+            t.put(e.getKey(), new Template(e.getValue()));
+        }
         this.templates = Map.copyOf(t);
     }
 

@@ -21,7 +21,8 @@ final class NameTable<V> {
         this.keys = new String[size];
         this.values = new Object[size];
         this.mask = size - 1;
-        entries.forEach((k, v) -> {
+        for (Map.Entry<String, V> entry : entries.entrySet()) {
+            String k = entry.getKey();
             String key = fold ? fold(k) : k;
             int i = hash(key, 0, key.length()) & mask;
             while (keys[i] != null) {
@@ -31,8 +32,8 @@ final class NameTable<V> {
                 i = (i + 1) & mask;
             }
             keys[i] = key;
-            values[i] = v;
-        });
+            values[i] = entry.getValue();
+        }
     }
 
     /** The value named by {@code text[from, to)}, or {@code null}. */

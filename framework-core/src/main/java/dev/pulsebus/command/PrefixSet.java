@@ -2,6 +2,7 @@ package dev.pulsebus.command;
 
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.LinkedHashSet;
 import java.util.List;
 
 /**
@@ -10,6 +11,14 @@ import java.util.List;
  * first characters. Only then are whole prefixes compared, longest first.
  */
 final class PrefixSet {
+
+    /** Longer prefixes first; of the same length, in the order given (the sort is stable). */
+    private static final Comparator<String> LONGEST_FIRST = new Comparator<>() {
+        @Override
+        public int compare(String a, String b) {
+            return Integer.compare(b.length(), a.length());
+        }
+    };
 
     private final boolean[] asciiFirst = new boolean[128];
     private final char[] otherFirst;
@@ -21,7 +30,7 @@ final class PrefixSet {
         }
         StringBuilder other = new StringBuilder();
         for (String p : prefixes) {
-            if (p.isEmpty() || p.chars().anyMatch(Character::isWhitespace)) {
+            if (!Arguments.isOneWord(p)) {
                 throw new IllegalArgumentException("a command prefix must be non-empty, without spaces: '" + p + "'");
             }
             char c = p.charAt(0);
@@ -32,8 +41,9 @@ final class PrefixSet {
             }
         }
         this.otherFirst = other.toString().toCharArray();
-        this.longestFirst = prefixes.stream().distinct().sorted(Comparator.comparingInt(String::length).reversed())
-                .toArray(String[]::new);
+        String[] distinct = new LinkedHashSet<>(prefixes).toArray(new String[0]);
+        Arrays.sort(distinct, LONGEST_FIRST);
+        this.longestFirst = distinct;
     }
 
     /** The index just past the prefix that {@code text} has at {@code at}, or -1 when it has none. */
@@ -52,15 +62,6 @@ final class PrefixSet {
             }
         }
         return -1;
-    }
-
-    /** The first prefix, used to show commands in help and messages. */
-    String display() {
-        return longestFirst.length == 1 ? longestFirst[0] : shortest();
-    }
-
-    private String shortest() {
-        return Arrays.stream(longestFirst).min(Comparator.comparingInt(String::length)).orElseThrow();
     }
 
     private static boolean contains(char[] chars, char c) {

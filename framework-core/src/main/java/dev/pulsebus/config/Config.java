@@ -78,7 +78,7 @@ public final class Config implements AutoCloseable {
     private final @Nullable Path runtimeFile;
     private final Map<String, Object> env;
     private final Duration flushDelay;
-    private final Consumer<ConfigChanged> onChange;
+    private final @Nullable Consumer<ConfigChanged> onChange;
     private final @Nullable ScheduledThreadPoolExecutor timer; // only with a file to write
     private Map<String, Object> fileValues;
     private final Map<String, Object> runtimeValues;
@@ -91,7 +91,7 @@ public final class Config implements AutoCloseable {
     private Config(Builder b) {
         this.file = b.file;
         this.runtimeFile = b.file == null ? null : runtimeFileOf(b.file);
-        this.env = fromEnv(b.env);
+        this.env = fromEnv(b.env != null ? b.env : System.getenv());
         this.flushDelay = b.flushDelay;
         this.onChange = b.onChange;
         this.fileValues = file == null ? Map.of() : read(file, b.optional);
@@ -288,6 +288,9 @@ public final class Config implements AutoCloseable {
     }
 
     private void notifyChange(Set<String> keys) {
+        if (onChange == null) {
+            return;
+        }
         try {
             onChange.accept(new ConfigChanged(Set.copyOf(keys)));
         } catch (RuntimeException e) {
@@ -486,11 +489,11 @@ public final class Config implements AutoCloseable {
     /** Where the configuration comes from and how it behaves. */
     public static final class Builder {
         private final @Nullable Path file;
-        private Map<String, String> env = System.getenv();
+        private @Nullable Map<String, String> env; // null: System.getenv()
         private boolean optional;
         private boolean watch = true;
         private Duration flushDelay = Duration.ofMillis(200);
-        private Consumer<ConfigChanged> onChange = c -> { };
+        private @Nullable Consumer<ConfigChanged> onChange;
 
         private Builder(@Nullable Path file) {
             this.file = file;

@@ -90,11 +90,11 @@ public final class ConfigSnapshot {
     public Map<String, String> section(String prefix) {
         String p = prefix + ".";
         Map<String, String> out = new TreeMap<>();
-        values.forEach((k, v) -> {
-            if (k.startsWith(p)) {
-                out.put(k.substring(p.length()), v.toString());
+        for (Map.Entry<String, Object> e : values.entrySet()) {
+            if (e.getKey().startsWith(p)) {
+                out.put(e.getKey().substring(p.length()), e.getValue().toString());
             }
-        });
+        }
         return Collections.unmodifiableMap(out);
     }
 

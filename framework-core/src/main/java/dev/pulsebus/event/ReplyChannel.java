@@ -13,6 +13,11 @@ public interface ReplyChannel {
     /** Sends {@code message} to the chat of {@code to}, as a reply to it; completes with the platform's message id. */
     CompletionStage<String> reply(MessageEvent to, Message message);
 
-    ReplyChannel UNBOUND = (to, message) -> CompletableFuture.failedFuture(new IllegalStateException(
-            "event " + to.id() + " did not come through a pipeline, so it has no way to reply"));
+    ReplyChannel UNBOUND = new ReplyChannel() {
+        @Override
+        public CompletionStage<String> reply(MessageEvent to, Message message) {
+            return CompletableFuture.failedFuture(new IllegalStateException(
+                    "event " + to.id() + " did not come through a pipeline, so it has no way to reply"));
+        }
+    };
 }

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.ServiceLoader;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -41,11 +42,17 @@ public final class ModuleHost implements AutoCloseable {
     final @Nullable MessagePipeline pipeline;
     final @Nullable KvStore kv;
     final ServiceDirectory services;
-    final Config config;
+    /** {@code null} until a module asks, when none was given: then an empty one. */
+    private volatile @Nullable Config config;
     final Routes routes;
     final @Nullable Migrator migrator;
-    final ScheduledThreadPoolExecutor scheduler;
-    private final Function<String, Map<String, String>> settings;
+    /** Guards what is made on first use: the scheduler, and the configuration when none was given. */
+    private final Object lazyLock = new Object();
+    /** Made on first use: most bots schedule nothing. Guarded by {@link #lazyLock}. */
+    private @Nullable ScheduledThreadPoolExecutor scheduler;
+    private boolean schedulerClosed;
+    /** {@code null}: each module's {@code modules.<name>} section of {@link #config}. */
+    private final @Nullable Function<String, Map<String, String>> settings;
     private final Map<String, Entry> loaded = new LinkedHashMap<>();
 
     /** What the host keeps of a loaded module. */
@@ -64,11 +71,47 @@ public final class ModuleHost implements AutoCloseable {
         this.config = b.config;
         this.routes = b.routes;
         this.migrator = b.migrator;
-        this.settings = b.settings != null ? b.settings : name -> b.config.snapshot().section("modules." + name);
+        this.settings = b.settings;
         this.services = new ServiceDirectory(b.meterRegistry);
-        this.scheduler = new ScheduledThreadPoolExecutor(1, r -> Thread.ofPlatform().daemon()
-                .name("pulsebus-module-scheduler").unstarted(r));
-        scheduler.setRemoveOnCancelPolicy(true); // a cancelled task must not keep its module's classes
+    }
+
+    /** The timer behind {@link ModuleContext}'s scheduled tasks. */
+    ScheduledThreadPoolExecutor scheduler() {
+        synchronized (lazyLock) {
+            if (schedulerClosed) {
+                throw new RejectedExecutionException("the module host is closed");
+            }
+            if (scheduler == null) {
+                scheduler = new ScheduledThreadPoolExecutor(1, r -> Thread.ofPlatform().daemon()
+                        .name("pulsebus-module-scheduler").unstarted(r));
+                scheduler.setRemoveOnCancelPolicy(true); // a cancelled task must not keep its module's classes
+            }
+            return scheduler;
+        }
+    }
+
+    /** Each module's settings: as the builder was told, or its section of the configuration. */
+    private Map<String, String> settingsOf(String name) {
+        if (settings != null) {
+            return settings.apply(name);
+        }
+        Config c = config; // none yet: no settings either
+        return c == null ? Map.of() : c.snapshot().section("modules." + name);
+    }
+
+    /** The configuration given to modules. */
+    Config config() {
+        Config c = config;
+        if (c == null) {
+            synchronized (lazyLock) {
+                c = config;
+                if (c == null) {
+                    c = Config.empty();
+                    config = c;
+                }
+            }
+        }
+        return c;
     }
 
     public static Builder builder(EventBus bus, CommandRouter router) {
@@ -161,7 +204,7 @@ public final class ModuleHost implements AutoCloseable {
                 throw new ModuleException("module '" + name + "' needs '" + dep + "', which is not loaded");
             }
         }
-        ModuleScope scope = new ModuleScope(name, this, settings.apply(name), module.getClass().getClassLoader());
+        ModuleScope scope = new ModuleScope(name, this, settingsOf(name), module.getClass().getClassLoader());
         try {
             module.onLoad(scope);
         } catch (Exception | LinkageError e) {
@@ -260,7 +303,12 @@ public final class ModuleHost implements AutoCloseable {
                 LOG.warn("Module {} did not unload cleanly: {}", names.get(i), e.getMessage());
             }
         }
-        scheduler.shutdownNow();
+        synchronized (lazyLock) {
+            schedulerClosed = true;
+            if (scheduler != null) {
+                scheduler.shutdownNow();
+            }
+        }
     }
 
     private static LoadedModule info(BotModule m, @Nullable Path jar) {
@@ -291,7 +339,7 @@ public final class ModuleHost implements AutoCloseable {
         private @Nullable MessagePipeline pipeline;
         private @Nullable KvStore kv;
         private @Nullable Function<String, Map<String, String>> settings;
-        private Config config = Config.empty();
+        private @Nullable Config config;
         private Routes routes = new Routes();
         private @Nullable Migrator migrator;
         private @Nullable MeterRegistry meterRegistry;

@@ -19,9 +19,7 @@ final class OwnedRouter implements CommandRouter {
     @Override
     public Registration register(Command command) {
         scope.ensureOpen();
-        Registration r = router.register(command);
-        scope.ownOrUndo(r::unregister);
-        return r;
+        return scope.own(router.register(command));
     }
 
     @Override

@@ -15,6 +15,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An adapter with no platform behind it, for tests, examples and the benchmark: {@link #inject} plays an
@@ -29,8 +30,8 @@ public final class InMemoryAdapter implements Adapter {
     private final Deque<OutboundMessage> sent = new ArrayDeque<>();
     private final AtomicLong ids = new AtomicLong();
     private volatile Inbound inbound;
-    private volatile Consumer<OutboundMessage> listener = m -> { };
-    private volatile Function<OutboundMessage, Throwable> failure = m -> null;
+    private volatile @Nullable Consumer<OutboundMessage> listener;
+    private volatile @Nullable Function<OutboundMessage, Throwable> failure;
 
     /** A bot {@code botId} on {@code platform}, keeping the last 1000 sent messages. */
     public InMemoryAdapter(String platform, String botId) {
@@ -85,7 +86,8 @@ public final class InMemoryAdapter implements Adapter {
 
     @Override
     public CompletionStage<String> send(OutboundMessage message) {
-        Throwable fail = failure.apply(message);
+        Function<OutboundMessage, Throwable> f = failure;
+        Throwable fail = f != null ? f.apply(message) : null;
         if (fail != null) {
             return CompletableFuture.failedFuture(fail);
         }
@@ -95,7 +97,10 @@ public final class InMemoryAdapter implements Adapter {
             }
             sent.addLast(message);
         }
-        listener.accept(message);
+        Consumer<OutboundMessage> l = listener;
+        if (l != null) {
+            l.accept(message);
+        }
         return CompletableFuture.completedFuture("sent-" + ids.incrementAndGet());
     }
 

@@ -20,7 +20,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -29,7 +28,9 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiConsumer;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,14 +72,14 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
     private volatile Ranked[] middlewares;
     private int middlewareOrder;
     private final TranscriptWriter transcripts;
-    private final Predicate<ChatRef> recorded;
+    /** {@code null}: every chat. */
+    private final @Nullable Predicate<ChatRef> recorded;
     private final LruTable<Boolean> seen;
     private final Locale locale;
     private final Clock clock;
     private final MeterRegistry registry;
     private final List<Meter> meters = new ArrayList<>();
-    private final ReplyChannel replies = (to, message) ->
-            send(new OutboundMessage(to.self(), to.chat(), message, to.messageId()));
+    private final ReplyChannel replies = new Replies();
 
     private final LongAdder received = new LongAdder();
     private final LongAdder duplicates = new LongAdder();
@@ -94,7 +95,9 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
         this.bus = b.bus;
         this.router = b.router;
         this.adapters = Map.copyOf(b.adapters);
-        this.middlewares = b.middlewares.stream().sorted(RANKING).toArray(Ranked[]::new);
+        Ranked[] ranked = b.middlewares.toArray(new Ranked[0]);
+        Arrays.sort(ranked);
+        this.middlewares = ranked;
         this.middlewareOrder = b.middlewares.size();
         this.transcripts = b.transcripts;
         this.recorded = b.recorded;
@@ -163,7 +166,7 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
             event = bind(next);
         }
         if (event instanceof MessageEvent me) {
-            if (transcripts != null && recorded.test(me.chat())) {
+            if (transcripts != null && recorded(me.chat())) {
                 transcripts.record(me.chat(), me.userId(), me.time(), me.messageId(), me.message(), false);
             }
             if (router != null) {
@@ -175,6 +178,11 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
         }
         bus.publish(event);
         return InboundResult.PUBLISHED;
+    }
+
+    private boolean recorded(ChatRef chat) {
+        Predicate<ChatRef> r = recorded;
+        return r == null || r.test(chat);
     }
 
     private boolean firstSighting(Event event) {
@@ -212,17 +220,37 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
                 stage = CompletableFuture.failedFuture(t);
             }
         }
-        return stage.whenComplete((id, failure) -> {
+        return stage.whenComplete(new Sent(message));
+    }
+
+    /** Counts a send's outcome and records a sent message. */
+    private final class Sent implements BiConsumer<String, Throwable> {
+        private final OutboundMessage message;
+
+        Sent(OutboundMessage message) {
+            this.message = message;
+        }
+
+        @Override
+        public void accept(String id, Throwable failure) {
             if (failure == null) {
                 sent.increment();
-                if (transcripts != null && recorded.test(message.chat())) {
+                if (transcripts != null && recorded(message.chat())) {
                     recordSent(message, id);
                 }
             } else {
                 sendFailures.increment();
                 sendLog.failed(failure, "to " + message.chat());
             }
-        });
+        }
+    }
+
+    /** How replies made through a {@link MessageEvent} leave: through this pipeline. */
+    private final class Replies implements ReplyChannel {
+        @Override
+        public CompletionStage<String> reply(MessageEvent to, Message message) {
+            return send(new OutboundMessage(to.self(), to.chat(), message, to.messageId()));
+        }
     }
 
     private void recordSent(OutboundMessage message, String id) {
@@ -293,9 +321,6 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
         meters.add(b.register(registry));
     }
 
-    private static final Comparator<Ranked> RANKING = Comparator.comparingInt((Ranked r) -> -r.priority)
-            .thenComparingInt(r -> r.order);
-
     /**
      * Adds a middleware while the pipeline runs (higher priorities first, then in the order added); the
      * returned handle removes it. Events already inside the chain finish with the chain they started with.
@@ -307,7 +332,7 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
             added = new Ranked(middleware, priority, middlewareOrder++);
             Ranked[] next = Arrays.copyOf(middlewares, middlewares.length + 1);
             next[next.length - 1] = added;
-            Arrays.sort(next, RANKING);
+            Arrays.sort(next);
             middlewares = next;
         }
         return () -> {
@@ -323,7 +348,12 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
         void remove();
     }
 
-    private record Ranked(Middleware middleware, int priority, int order) {
+    /** Ordered by priority descending, then in the order added. */
+    private record Ranked(Middleware middleware, int priority, int order) implements Comparable<Ranked> {
+        @Override
+        public int compareTo(Ranked o) {
+            return priority != o.priority ? Integer.compare(o.priority, priority) : Integer.compare(order, o.order);
+        }
     }
 
     /** A message being composed: {@code pipeline.message(bot).to(chat).text("hi").send()}. */
@@ -374,7 +404,7 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
         private final Map<String, Adapter> adapters = new LinkedHashMap<>();
         private final List<Ranked> middlewares = new ArrayList<>();
         private TranscriptWriter transcripts;
-        private Predicate<ChatRef> recorded = chat -> true;
+        private @Nullable Predicate<ChatRef> recorded;
         private int dedupeCapacity = 4096;
         private Locale locale = Locale.ENGLISH;
         private Clock clock = Clock.systemUTC();

@@ -276,7 +276,8 @@ class CommandMatchingTest {
         CommandRouter r = router(CommandRouter.builder());
         Msg m = Msg.of("/help").locale(Locale.SIMPLIFIED_CHINESE);
         r.route(m);
-        assertThat(m.replies.get(0)).startsWith("可用命令：").endsWith("输入 /help <命令> 查看详情。");
+        assertThat(m.replies.get(0)).startsWith("可用命令：").endsWith("输入 /help <命令> 查看详情。")
+                .contains("/help [command] - 列出命令，或查看某个命令的用法");
     }
 
     @Test

@@ -215,6 +215,26 @@ class ModuleHostTest {
     }
 
     @Test
+    void withoutAConfigurationModulesShareAnEmptyOneAndItsSectionsAreTheirSettings() {
+        List<ModuleContext> seen = new ArrayList<>();
+        host.load(new TestModule("first", seen::add));
+        assertThat(seen.get(0).settings()).isEmpty();
+        seen.get(0).config().set("modules.second.city", "Oslo");
+        host.load(new TestModule("second", seen::add));
+
+        assertThat(seen.get(1).config()).isSameAs(seen.get(0).config());
+        assertThat(seen.get(1).settings()).containsExactly(java.util.Map.entry("city", "Oslo"));
+    }
+
+    @Test
+    void aClosedHostRefusesNewTimers() {
+        host.close();
+        assertThatThrownBy(() -> host.load(new TestModule("late", ctx -> ctx.after(Duration.ofSeconds(1), () -> { }))))
+                .isInstanceOf(ModuleException.class)
+                .hasRootCauseInstanceOf(java.util.concurrent.RejectedExecutionException.class);
+    }
+
+    @Test
     void scheduledTasksRunOnVirtualThreads() throws Exception {
         CountDownLatch ran = new CountDownLatch(1);
         List<Boolean> virtual = new ArrayList<>();
