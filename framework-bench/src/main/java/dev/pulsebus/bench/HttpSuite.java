@@ -4,13 +4,6 @@ import dev.pulsebus.bench.http.LoadClient;
 import dev.pulsebus.bench.http.NoopServer;
 import dev.pulsebus.bench.http.RawHttp;
 import dev.pulsebus.server.PulseBusServer;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
-import io.netty.handler.codec.http.DefaultFullHttpRequest;
-import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpVersion;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -26,6 +19,7 @@ import java.util.function.Supplier;
 final class HttpSuite implements Suite {
 
     static final int CONNECTIONS = 32;
+    private static final byte[] NO_BODY = new byte[0];
 
     @Override
     public String name() {
@@ -41,13 +35,17 @@ final class HttpSuite implements Suite {
             PulseBusServer server = ServerFixture.start(options, "http", "");
             try {
                 URI ours = server.url();
-                // The floor's requests are made exactly as ours: the same URI work (none) per request.
+                // Each request's bytes are made once; the floor's exactly as ours.
                 URI noopUrl = noop.url();
-                Supplier<FullHttpRequest> health = () -> get(ours, "/health");
-                Supplier<FullHttpRequest> noopHealth = () -> get(noopUrl, "/health");
+                byte[] healthBytes = LoadClient.request("GET", ours, "/health", NO_BODY);
+                byte[] noopBytes = LoadClient.request("GET", noopUrl, "/health", NO_BODY);
+                Supplier<byte[]> health = () -> healthBytes;
+                Supplier<byte[]> noopHealth = () -> noopBytes;
                 progress("http.health: noop floor");
+                long f0 = ServerFixture.allocatedBytes();
                 LoadClient.Result floor = client.closedLoop(noopUrl, noopHealth,
                         CONNECTIONS, warmup, measure);
+                Double floorBytes = perRequest(ServerFixture.allocatedBytes() - f0, floor, warmup, measure);
                 progress("http.health: pulsebus");
                 long a0 = ServerFixture.allocatedBytes();
                 LoadClient.Result h = client.closedLoop(ours, health, CONNECTIONS, warmup, measure);
@@ -56,8 +54,10 @@ final class HttpSuite implements Suite {
                 rows.add(ServerFixture.row("http", "http.health", "ops/s", h.opsPerSec(), h.latencyNanos(),
                         perRequest(bytes, h, warmup, measure), ServerFixture.peers("noop_floor", floor.opsPerSec()),
                         String.format("GET /health over %d keep-alive connections, closed loop; B/op is the whole"
-                                + " process (client included); target >= 70%% of noop_floor: %s (%.0f%%)",
-                                CONNECTIONS, ratio >= 0.7 ? "met" : "MISSED", ratio * 100)));
+                                + " process (client included), %.0f against the floor; the client used %s of a core (%s"
+                                + " against the floor); target >= 70%% of noop_floor: %s (%.0f%%)", CONNECTIONS,
+                                floorBytes == null ? Double.NaN : floorBytes, cores(h), cores(floor),
+                                ratio >= 0.7 ? "met" : "MISSED", ratio * 100)));
 
                 double rate = Math.max(100, h.opsPerSec() / 2);
                 progress("http.health_open_loop: noop floor at " + (long) rate + "/s");
@@ -69,9 +69,9 @@ final class HttpSuite implements Suite {
                 rows.add(ServerFixture.row("http", "http.health_open_loop", "ops/s", open.opsPerSec(),
                         open.latencyNanos(), null, ServerFixture.peers("noop_floor", floorOpen.opsPerSec()),
                         String.format("GET /health at a fixed %.0f/s (half of http.health), latency from the intended"
-                                + " send time; harness floor (noop server, same rate) p50 %s, p99 %s; target p99"
-                                + " <= 1000 us: %s", rate, ServerFixture.us(floorOpen.latencyNanos(), 50),
-                                ServerFixture.us(floorOpen.latencyNanos(), 99), p99 <= 1000 ? "met" : "MISSED")));
+                                + " send time; harness floor (noop server, same rate) p50 %s, p99 %s; the client used %s"
+                                + " of a core; target p99 <= 1000 us: %s", rate, ServerFixture.us(floorOpen.latencyNanos(), 50),
+                                ServerFixture.us(floorOpen.latencyNanos(), 99), cores(open), p99 <= 1000 ? "met" : "MISSED")));
                 System.out.printf("harness floor (do-nothing server): %.0f req/s closed loop; open loop at %.0f/s"
                         + " p50 %s p99 %s%n", floor.opsPerSec(), rate, ServerFixture.us(floorOpen.latencyNanos(), 50),
                         ServerFixture.us(floorOpen.latencyNanos(), 99));
@@ -79,7 +79,8 @@ final class HttpSuite implements Suite {
                 progress("http.say");
                 byte[] sayBody = "{\"user\":\"bench\",\"text\":\"hello, a plain message\"}".getBytes(StandardCharsets.UTF_8);
                 int[] room = {0};
-                Supplier<FullHttpRequest> sayReq = () -> post(ours, "/api/rooms/bench" + (room[0]++ & 15) + "/messages", sayBody);
+                Supplier<byte[]> sayReq = () -> LoadClient.request("POST", ours,
+                        "/api/rooms/bench" + (room[0]++ & 15) + "/messages", sayBody);
                 LoadClient.Result say = client.closedLoop(ours, sayReq, 16, warmup, measure);
                 LoadClient.Result sayOne = client.closedLoop(ours, sayReq, 1, warmup, measure);
                 double sayP50 = sayOne.latencyNanos().getValueAtPercentile(50) / 1e3;
@@ -94,7 +95,8 @@ final class HttpSuite implements Suite {
                         seed.exchange("POST", "/api/rooms/hist/messages", "{\"user\":\"bench\",\"text\":\"line " + i + "\"}");
                     }
                 }
-                Supplier<FullHttpRequest> histReq = () -> get(ours, "/api/rooms/hist/messages?limit=50");
+                byte[] histBytes = LoadClient.request("GET", ours, "/api/rooms/hist/messages?limit=50", NO_BODY);
+                Supplier<byte[]> histReq = () -> histBytes;
                 LoadClient.Result hist = client.closedLoop(ours, histReq, 16, warmup, measure);
                 LoadClient.Result histOne = client.closedLoop(ours, histReq, 1, warmup, measure);
                 double histP50 = histOne.latencyNanos().getValueAtPercentile(50) / 1e3;
@@ -109,6 +111,11 @@ final class HttpSuite implements Suite {
         return rows;
     }
 
+    /** The load client's CPU as a share of one core, as text ("?" where the JVM cannot tell). */
+    private static String cores(LoadClient.Result r) {
+        return r.clientCores() < 0 ? "?" : String.format("%.0f%%", r.clientCores() * 100);
+    }
+
     private static String errors(LoadClient.Result r) {
         return r.errors() == 0 ? "" : "; " + r.errors() + " error answers";
     }
@@ -121,20 +128,5 @@ final class HttpSuite implements Suite {
 
     static void progress(String what) {
         System.out.println("# " + what);
-    }
-
-    static FullHttpRequest get(URI server, String path) {
-        FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, path, Unpooled.EMPTY_BUFFER);
-        req.headers().set(HttpHeaderNames.HOST, server.getHost()).setInt(HttpHeaderNames.CONTENT_LENGTH, 0);
-        return req;
-    }
-
-    static FullHttpRequest post(URI server, String path, byte[] body) {
-        ByteBuf content = Unpooled.wrappedBuffer(body);
-        FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, path, content);
-        req.headers().set(HttpHeaderNames.HOST, server.getHost())
-                .set(HttpHeaderNames.CONTENT_TYPE, "application/json")
-                .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-        return req;
     }
 }

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -13,12 +15,10 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
@@ -60,43 +60,31 @@ class LoadClientTest {
         }
     }
 
-    private static FullHttpRequest request(URI url) {
-        FullHttpRequest r = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/", Unpooled.EMPTY_BUFFER);
-        r.headers().set(HttpHeaderNames.HOST, url.getHost()).setInt(HttpHeaderNames.CONTENT_LENGTH, 0);
-        return r;
+    @Test
+    void answersSplitAcrossReadsAreReadWholeAndErrorStatusesCounted() throws Exception {
+        try (TestServer server = new TestServer(new Fragmenting()); LoadClient client = new LoadClient(1)) {
+            LoadClient.Result r = client.closedLoop(server.url(), () -> request(server.url()), 2, Duration.ZERO,
+                    Duration.ofMillis(500));
+            // Each answer takes ~2 ms in three writes: 2 connections answer some 500 in the window, all 503.
+            assertThat(r.count()).isBetween(50L, 600L);
+            assertThat(r.errors()).isEqualTo(r.count());
+            assertThat(r.latencyNanos().getValueAtPercentile(50)).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(2));
+            assertThat(r.clientCores()).isBetween(0.0, 1.0);
+        }
     }
 
-    /** Answers at once, except the 400th request (the first after warm-up starts measuring), held 300 ms. */
-    static final class StallingServer implements AutoCloseable {
+    private static byte[] request(URI url) {
+        return LoadClient.request("GET", url, "/", new byte[0]);
+    }
+
+    /** A Netty server on one event loop for these tests, answering with {@code child}. */
+    static final class TestServer implements AutoCloseable {
         private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        private final AtomicInteger until = new AtomicInteger(400);
         private final Channel listener;
 
-        StallingServer() throws InterruptedException {
-            listener = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
-                    .childHandler(new ChannelInitializer<SocketChannel>() {
-                        @Override
-                        protected void initChannel(SocketChannel ch) {
-                            ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(1024),
-                                    new SimpleChannelInboundHandler<FullHttpRequest>() {
-                                        @Override
-                                        protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
-                                            FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
-                                                    HttpResponseStatus.OK, Unpooled.EMPTY_BUFFER);
-                                            res.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, 0);
-                                            if (until.decrementAndGet() == 0) {
-                                                ctx.executor().schedule(() -> ctx.writeAndFlush(res), 300, TimeUnit.MILLISECONDS);
-                                            } else {
-                                                ctx.writeAndFlush(res);
-                                            }
-                                        }
-                                    });
-                        }
-                    }).bind("127.0.0.1", 0).sync().channel();
-        }
-
-        void stallNext() {
-            until.set(100);
+        TestServer(ChannelHandler child) throws InterruptedException {
+            listener = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class).childHandler(child)
+                    .bind("127.0.0.1", 0).sync().channel();
         }
 
         URI url() {
@@ -107,6 +95,66 @@ class LoadClientTest {
         public void close() {
             listener.close().awaitUninterruptibly();
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+        }
+    }
+
+    /**
+     * Answers each request with a 503 in three writes 1 ms apart, split inside the head and inside the
+     * body, with the header's name in odd case.
+     */
+    @ChannelHandler.Sharable
+    static final class Fragmenting extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ((io.netty.buffer.ByteBuf) msg).release(); // one request per read: one in flight
+            write(ctx, "HTTP/1.1 503 Service Unavailable\r\nConnection: keep-alive\r\ncontent-LENGTH:");
+            ctx.executor().schedule(() -> write(ctx, " 9\r\n\r\nnot "), 1, TimeUnit.MILLISECONDS);
+            ctx.executor().schedule(() -> write(ctx, "today"), 2, TimeUnit.MILLISECONDS);
+        }
+
+        private static void write(ChannelHandlerContext ctx, String s) {
+            ctx.writeAndFlush(Unpooled.copiedBuffer(s, java.nio.charset.StandardCharsets.US_ASCII));
+        }
+    }
+
+    /** Answers at once, except the 400th request (the first after warm-up starts measuring), held 300 ms. */
+    static final class StallingServer implements AutoCloseable {
+        private final AtomicInteger until = new AtomicInteger(400);
+        private final TestServer server;
+
+        StallingServer() throws InterruptedException {
+            server = new TestServer(new ChannelInitializer<SocketChannel>() {
+                @Override
+                protected void initChannel(SocketChannel ch) {
+                    ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(1024),
+                            new SimpleChannelInboundHandler<FullHttpRequest>() {
+                                @Override
+                                protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
+                                    FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
+                                            HttpResponseStatus.OK, Unpooled.EMPTY_BUFFER);
+                                    res.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, 0);
+                                    if (until.decrementAndGet() == 0) {
+                                        ctx.executor().schedule(() -> ctx.writeAndFlush(res), 300, TimeUnit.MILLISECONDS);
+                                    } else {
+                                        ctx.writeAndFlush(res);
+                                    }
+                                }
+                            });
+                }
+            });
+        }
+
+        void stallNext() {
+            until.set(100);
+        }
+
+        URI url() {
+            return server.url();
+        }
+
+        @Override
+        public void close() {
+            server.close();
         }
     }
 }
