@@ -26,6 +26,25 @@ public final class ServerMain {
     private ServerMain() {
     }
 
+    /**
+     * Loads, on a second thread while the main one reads the configuration, classes the start needs
+     * later on its own path: Micrometer's Prometheus registry, the JDK's calendar and date-format data
+     * (SQLite's driver formats dates for the default locale), and the secure random behind HikariCP's
+     * connection ids. What it has not finished when the main thread gets there, the main thread waits
+     * for (class initialisation is done once, by whoever comes first).
+     */
+    private static void warmUp() {
+        try {
+            new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(
+                    io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT).close();
+            java.text.DateFormatSymbols.getInstance();
+            java.util.Calendar.getInstance();
+            java.util.UUID.randomUUID();
+        } catch (RuntimeException | LinkageError e) {
+            // only a head start: the start does the same work itself
+        }
+    }
+
     public static void main(String[] args) {
         if (System.getProperty("logback.configurationFile") == null && Files.exists(Path.of("config", "logback.xml"))) {
             System.setProperty("logback.configurationFile", "config/logback.xml"); // before the first logger
@@ -34,6 +53,7 @@ public final class ServerMain {
     }
 
     static int run(String[] args) {
+        Thread.ofPlatform().daemon().name("pulsebus-warm-up").start(ServerMain::warmUp);
         ServerConfig config;
         try {
             config = configure(args);
