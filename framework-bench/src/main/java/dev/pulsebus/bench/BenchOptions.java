@@ -116,6 +116,9 @@ final class BenchOptions {
         if (suites.isEmpty()) {
             suites.addAll(knownSuites);
         }
+        if (against != null && !suites.contains("startup")) {
+            throw new UsageException("--against is for the startup suite: add --suite startup");
+        }
         return new BenchOptions(quick, suites, json, compare, html, out, backend, keep, profile, against);
     }
 

@@ -54,9 +54,9 @@ final class HttpSuite implements Suite {
                 rows.add(ServerFixture.row("http", "http.health", "ops/s", h.opsPerSec(), h.latencyNanos(),
                         perRequest(bytes, h, warmup, measure), ServerFixture.peers("noop_floor", floor.opsPerSec()),
                         String.format("GET /health over %d keep-alive connections, closed loop; B/op is the whole"
-                                + " process (client included), %.0f against the floor; the client used %s of a core (%s"
+                                + " process (client included), %s against the floor; the client used %s of a core (%s"
                                 + " against the floor); target >= 70%% of noop_floor: %s (%.0f%%)", CONNECTIONS,
-                                floorBytes == null ? Double.NaN : floorBytes, cores(h), cores(floor),
+                                floorBytes == null ? "?" : String.format("%.0f", floorBytes), cores(h), cores(floor),
                                 ratio >= 0.7 ? "met" : "MISSED", ratio * 100)));
 
                 double rate = Math.max(100, h.opsPerSec() / 2);

@@ -35,6 +35,10 @@ import org.HdrHistogram.Histogram;
  * bare Netty was ready in 253 ms (151 ms with an archive); each row states its target both as written
  * and scaled by the peer of this run. Startup rows report starts per second (1 / p50) as their
  * throughput, so the peer ratio reads like every other.
+ *
+ * <p>With {@code --against JAR}, another build's server jar is a second peer, {@code against}: launched
+ * the same way in the same rounds (its own cache in the archived row), and {@code init}'s probe is run
+ * on both jars' classes in turn. A jar that does not start, or writes no cache, is left out with a note.
  */
 final class StartupSuite implements Suite {
 
@@ -51,8 +55,9 @@ final class StartupSuite implements Suite {
 
     @Override
     public List<Row> run(BenchOptions options) throws Exception {
-        int rounds = options.quick ? 3 : 20; // each round of the server rows launches the server and bare Netty
+        int rounds = options.quick ? 3 : 20; // each round of the server rows launches the server, bare Netty (and --against)
         List<Row> rows = new ArrayList<>();
+        String againstNote = ""; // why --against's jar was left out, if it was
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Path dir = Files.createDirectories(options.dataDir.resolve("startup"));
 
@@ -78,17 +83,19 @@ final class StartupSuite implements Suite {
                     ServerFixture.peers(), note));
         } else {
             Path root = checkout(jar); // ./pulsebus runs from there (null: the jar is elsewhere)
-            List<String> server = new ArrayList<>(jvm(java));
-            if (root != null) {
-                server.add("-Dlogback.configurationFile=config/logback.xml"); // as ./pulsebus passes it
-            }
-            server.addAll(List.of("-jar", jar.toString()));
+            List<String> server = serverCommand(java, root, jar);
             List<String> bare = new ArrayList<>(jvm(java));
             bare.addAll(List.of("-cp", bareNettyClassPath(dir), BareNetty.class.getName()));
             List<String> other = null; // --against: another build's jar, launched as ours is
             if (options.against != null) {
-                other = new ArrayList<>(server);
-                other.set(other.size() - 1, options.against.toAbsolutePath().toString());
+                other = serverCommand(java, root, options.against.toAbsolutePath());
+                try {
+                    HttpSuite.progress("startup: a first launch of the --against jar");
+                    coldToReady(other, root, dir.resolve("against"), false);
+                } catch (IOException e) {
+                    againstNote = "; the --against jar left out: " + e.getMessage();
+                    other = null;
+                }
             }
 
             List<Launch> plainLaunches = new ArrayList<>(List.of(new Launch(server, root, dir.resolve("plain")),
@@ -99,7 +106,7 @@ final class StartupSuite implements Suite {
             Histogram[] plainRounds = interleaved("startup.cold_to_ready", rounds, plainLaunches);
             rows.add(startRow("startup.cold_to_ready", plainRounds, NETTY_THEN_MS, 500,
                     "java -jar pulsebus-server.jar with ./pulsebus's flags (storage, metrics, modules) until /health"
-                            + " answers, restarting on the database of the first round"));
+                            + " answers, restarting on the database of the first round" + againstNote));
 
             boolean aot = Runtime.version().feature() >= 25;
             Path serverCache = dir.resolve(aot ? "server.aot" : "server.jsa");
@@ -111,10 +118,18 @@ final class StartupSuite implements Suite {
                     dir.resolve("archive-bare"), false);
             Path otherCache = dir.resolve(aot ? "against.aot" : "against.jsa");
             if (other != null) {
-                train(other, aot ? "-XX:AOTCacheOutput=" + otherCache : "-XX:ArchiveClassesAtExit=" + otherCache, root,
-                        dir.resolve("archive-against"), true);
+                try {
+                    train(other, aot ? "-XX:AOTCacheOutput=" + otherCache : "-XX:ArchiveClassesAtExit=" + otherCache,
+                            root, dir.resolve("archive-against"), true);
+                } catch (IOException e) {
+                    // no cache: left out below
+                }
+                if (!Files.exists(otherCache)) {
+                    againstNote = "; the --against jar wrote no cache: left out of this row";
+                    other = null;
+                }
             }
-            if (Files.exists(serverCache) && Files.exists(bareCache) && (other == null || Files.exists(otherCache))) {
+            if (Files.exists(serverCache) && Files.exists(bareCache)) {
                 String use = aot ? "-XX:AOTCache=" : "-XX:SharedArchiveFile=";
                 List<Launch> archivedLaunches = new ArrayList<>(List.of(
                         new Launch(withJvmOptions(server, fromCache(use + serverCache)), root, dir.resolve("archived")),
@@ -127,7 +142,7 @@ final class StartupSuite implements Suite {
                 rows.add(startRow("startup.cold_to_ready_archived", archivedRounds, NETTY_ARCHIVED_THEN_MS, 270,
                         "the same from the startup cache ./pulsebus keeps: " + (aot
                                 ? "a JDK 25 AOT cache (-XX:AOTCacheOutput)" : "an AppCDS archive (-XX:ArchiveClassesAtExit)")
-                                + " written by a first run that answered /health, a say and /metrics"));
+                                + " written by a first run that answered /health, a say and /metrics" + againstNote));
             } else {
                 rows.add(ServerFixture.row("startup", "startup.cold_to_ready_archived", "ms", null, null, null,
                         ServerFixture.peers(), "the JVM wrote no cache; row skipped"));
@@ -168,6 +183,8 @@ final class StartupSuite implements Suite {
             double other50 = both[1][0].getValueAtPercentile(50) / 1e6;
             ab = String.format("; on the server jars' classes, in turn with the --against jar: p50 %.1f ms, --against"
                     + " %.1f ms (ours %+.1f ms)", ours50, other50, ours50 - other50);
+        } else if (options.against != null) {
+            ab = "; --against left out: this build has no server jar to compare it with";
         }
         double i50 = plainInit[0].getValueAtPercentile(50) / 1e6;
         rows.add(ServerFixture.row("startup", "startup.init", "ms", null, plainInit[0], null, ServerFixture.peers(),
@@ -329,6 +346,16 @@ final class StartupSuite implements Suite {
         List<String> cmd = new ArrayList<>(command.subList(0, 1));
         cmd.addAll(options);
         cmd.addAll(command.subList(1, command.size()));
+        return cmd;
+    }
+
+    /** {@code java -jar jar} with the flags {@code ./pulsebus} gives it, run from {@code root} (null: here). */
+    private static List<String> serverCommand(String java, Path root, Path jar) {
+        List<String> cmd = new ArrayList<>(jvm(java));
+        if (root != null) {
+            cmd.add("-Dlogback.configurationFile=config/logback.xml"); // as ./pulsebus passes it
+        }
+        cmd.addAll(List.of("-jar", jar.toString()));
         return cmd;
     }
 

@@ -60,5 +60,7 @@ class BenchOptionsTest {
         Path jar = Files.createFile(dir.resolve("pulsebus-server.jar"));
         assertThat(BenchOptions.parse(new String[] {"--against", jar.toString()}, SUITES).against).isEqualTo(jar);
         assertThat(BenchOptions.parse(new String[0], SUITES).against).isNull();
+        assertThatThrownBy(() -> BenchOptions.parse(new String[] {"--against", jar.toString(), "--suite", "event"}, SUITES))
+                .hasMessage("--against is for the startup suite: add --suite startup");
     }
 }

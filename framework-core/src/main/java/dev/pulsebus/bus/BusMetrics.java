@@ -32,7 +32,7 @@ final class BusMetrics {
             String label = byLabel.size() < MAX_TYPES ? type.getName() : OTHER;
             TypeMeters m = byLabel.get(label);
             if (m == null) {
-                synchronized (byLabel) { // once per label: its meters are registered once
+                synchronized (registering) { // once per label: its meters are registered once
                     m = byLabel.get(label);
                     if (m == null) {
                         m = register(label);
@@ -44,6 +44,7 @@ final class BusMetrics {
         }
     };
     private final ConcurrentHashMap<String, TypeMeters> byLabel = new ConcurrentHashMap<>();
+    private final Object registering = new Object();
     private final List<Meter> meters = new ArrayList<>();
 
     BusMetrics(MeterRegistry registry) {

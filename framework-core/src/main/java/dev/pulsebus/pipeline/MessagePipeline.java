@@ -181,8 +181,7 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
     }
 
     private boolean recorded(ChatRef chat) {
-        Predicate<ChatRef> r = recorded;
-        return r == null || r.test(chat);
+        return recorded == null || recorded.test(chat);
     }
 
     private boolean firstSighting(Event event) {

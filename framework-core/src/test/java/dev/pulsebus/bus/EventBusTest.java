@@ -73,10 +73,12 @@ class EventBusTest {
         bus.on(MessageEvent.class).priority(10).subscribe(e -> seen.add("high"));
         bus.on(Object.class).subscribe(e -> seen.add("zero-b"));
         bus.on(GroupMessage.class).subscribe(e -> seen.add("zero-c"));
+        bus.on(GroupMessage.class).priority(Integer.MIN_VALUE).subscribe(e -> seen.add("min"));
+        bus.on(GroupMessage.class).priority(Integer.MAX_VALUE).subscribe(e -> seen.add("max"));
 
         bus.publish(new GroupMessage(1, "x"));
 
-        assertThat(seen).containsExactly("high", "zero-a", "zero-b", "zero-c", "low");
+        assertThat(seen).containsExactly("max", "high", "zero-a", "zero-b", "zero-c", "low", "min");
     }
 
     @Test

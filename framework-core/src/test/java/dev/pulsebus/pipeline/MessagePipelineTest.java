@@ -143,6 +143,10 @@ class MessagePipelineTest {
                     return new GroupMessage(g.id(), g.time(), g.self(), g.subType(), g.messageId(),
                             Message.text(g.message().plainText().toUpperCase()), g.userId(), g.groupId(), null);
                 })
+                .middleware(Integer.MIN_VALUE, e -> {
+                    log.add("last (MIN_VALUE)");
+                    return e;
+                })
                 .middleware(-1, e -> {
                     throw new IllegalStateException("broken middleware");
                 }));
@@ -151,7 +155,7 @@ class MessagePipelineTest {
         assertThat(adapter.inject(text("hello"))).isEqualTo(InboundResult.PUBLISHED);
 
         assertThat(log).containsExactly("first (10)",
-                "first (10)", "second (0, added first)", "third (0, added second)", "bus: HELLO");
+                "first (10)", "second (0, added first)", "third (0, added second)", "last (MIN_VALUE)", "bus: HELLO");
         assertThat(registry.get("pulsebus.messages.dropped").functionCounter().count()).isEqualTo(1);
         assertThat(registry.get("pulsebus.pipeline.middleware.errors").functionCounter().count()).isEqualTo(1);
     }

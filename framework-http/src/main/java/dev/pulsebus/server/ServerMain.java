@@ -1,8 +1,13 @@
 package dev.pulsebus.server;
 
 import dev.pulsebus.config.ConfigException;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.text.DateFormatSymbols;
+import java.util.Calendar;
+import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.LoggerFactory;
 import sun.misc.Signal;
@@ -31,15 +36,16 @@ public final class ServerMain {
      * later on its own path: Micrometer's Prometheus registry, the JDK's calendar and date-format data
      * (SQLite's driver formats dates for the default locale), and the secure random behind HikariCP's
      * connection ids. What it has not finished when the main thread gets there, the main thread waits
-     * for (class initialisation is done once, by whoever comes first).
+     * for (class initialisation is done once, by whoever comes first). Keep it to such self-contained
+     * libraries: two threads initialising classes whose static initialisers reach each other's can
+     * deadlock.
      */
     private static void warmUp() {
         try {
-            new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(
-                    io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT).close();
-            java.text.DateFormatSymbols.getInstance();
-            java.util.Calendar.getInstance();
-            java.util.UUID.randomUUID();
+            new PrometheusMeterRegistry(PrometheusConfig.DEFAULT).close();
+            DateFormatSymbols.getInstance();
+            Calendar.getInstance();
+            UUID.randomUUID();
         } catch (RuntimeException | LinkageError e) {
             // only a head start: the start does the same work itself
         }

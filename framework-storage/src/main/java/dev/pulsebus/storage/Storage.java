@@ -327,6 +327,10 @@ public final class Storage implements AutoCloseable {
                 sessions.close();
                 ds.close();
                 throw new StorageException("cannot connect to " + description + ": " + rootMessage(e), e);
+            } catch (Error e) {
+                sessions.close();
+                ds.close();
+                throw e;
             }
             try {
                 if (!upToDate(sessions)) {

@@ -27,6 +27,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.HdrHistogram.Histogram;
@@ -181,7 +182,8 @@ public final class LoadClient implements AutoCloseable {
 
         private final EventLoop loop;
         private final List<Conn> waiting = new ArrayList<>();
-        /** When the armed firing is due; MAX_VALUE when none is. */
+        /** The armed firing and when it is due; null and MAX_VALUE when none is. */
+        private ScheduledFuture<?> timer;
         private long timerAt = Long.MAX_VALUE;
         private long lastFired;
 
@@ -193,21 +195,23 @@ public final class LoadClient implements AutoCloseable {
             waiting.add(c);
             long at = Math.max(c.intended, lastFired + MIN_GAP_NANOS);
             if (at < timerAt) {
-                arm(at, now); // a later firing already set stays: it finds the timer moved and returns
+                arm(at, now);
             }
         }
 
+        /** Sets the one firing for {@code at}, cancelling a later one set before. */
         private void arm(long at, long now) {
+            if (timer != null) {
+                timer.cancel(false);
+            }
             timerAt = at;
-            loop.schedule(this, Math.max(0, at - now), TimeUnit.NANOSECONDS);
+            timer = loop.schedule(this, Math.max(0, at - now), TimeUnit.NANOSECONDS);
         }
 
         @Override
         public void run() {
             long now = System.nanoTime();
-            if (now < timerAt) {
-                return; // set before an earlier arm replaced it: the armed one follows
-            }
+            timer = null;
             timerAt = Long.MAX_VALUE;
             lastFired = now;
             long next = Long.MAX_VALUE;
