@@ -39,10 +39,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -79,6 +81,7 @@ public final class PulseBusServer implements AutoCloseable {
     private final ServerInitializer initializer;
     private final Channel listener;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile @Nullable LastHealth lastHealth;
     private final java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
 
     private PulseBusServer(ServerConfig config) throws Exception {
@@ -236,15 +239,41 @@ public final class PulseBusServer implements AutoCloseable {
         return from == 0 ? records : records.subList(from, records.size());
     }
 
-    /** {@code /health}: DOWN (503) when storage is down, DEGRADED when transcripts fail, otherwise UP. */
+    /**
+     * {@code /health}: DOWN (503) when storage is down, DEGRADED when transcripts fail, otherwise UP. The
+     * answer is written again only when something in it changed: asked many times a second, it mostly
+     * has not, and is then the same bytes.
+     */
     HttpHandler.Health health() {
         boolean storageUp = storage.healthy();
         boolean transcriptsUp = transcripts.healthy();
-        String status = !storageUp ? "DOWN" : !transcriptsUp ? "DEGRADED" : "UP";
+        boolean httpUp = !closed.get();
         long uptime = (System.nanoTime() - startedNanos) / 1_000_000_000L;
-        byte[] body = Responses.health(status, instance, VERSION, uptime, chat.received.sum(), chat.handled.sum(),
-                storageUp, transcriptsUp, !closed.get(), storageUp ? null : storage.lastError());
-        return new HttpHandler.Health(storageUp ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE, body);
+        long received = chat.received.sum();
+        long handled = chat.handled.sum();
+        String error = storageUp ? null : storage.lastError();
+        LastHealth last = lastHealth;
+        if (last != null && last.same(storageUp, transcriptsUp, httpUp, uptime, received, handled, error)) {
+            return last.answer;
+        }
+        String status = !storageUp ? "DOWN" : !transcriptsUp ? "DEGRADED" : "UP";
+        byte[] body = Responses.health(status, instance, VERSION, uptime, received, handled, storageUp, transcriptsUp,
+                httpUp, error);
+        HttpHandler.Health answer = new HttpHandler.Health(
+                storageUp ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE, body);
+        lastHealth = new LastHealth(storageUp, transcriptsUp, httpUp, uptime, received, handled, error, answer);
+        return answer;
+    }
+
+    /** The last {@code /health} answer and what it was written from. */
+    private record LastHealth(boolean storageUp, boolean transcriptsUp, boolean httpUp, long uptime, long received,
+                              long handled, @Nullable String error, HttpHandler.Health answer) {
+        boolean same(boolean storageUp, boolean transcriptsUp, boolean httpUp, long uptime, long received, long handled,
+                     @Nullable String error) {
+            return storageUp == this.storageUp && transcriptsUp == this.transcriptsUp && httpUp == this.httpUp
+                    && uptime == this.uptime && received == this.received && handled == this.handled
+                    && Objects.equals(error, this.error);
+        }
     }
 
     private void bindMeters() {
