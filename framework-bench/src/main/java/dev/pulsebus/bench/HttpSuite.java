@@ -97,12 +97,15 @@ final class HttpSuite implements Suite {
                 }
                 byte[] histBytes = LoadClient.request("GET", ours, "/api/rooms/hist/messages?limit=50", NO_BODY);
                 Supplier<byte[]> histReq = () -> histBytes;
+                long h0 = ServerFixture.allocatedBytes();
                 LoadClient.Result hist = client.closedLoop(ours, histReq, 16, warmup, measure);
+                Double histAlloc = perRequest(ServerFixture.allocatedBytes() - h0, hist, warmup, measure);
                 LoadClient.Result histOne = client.closedLoop(ours, histReq, 1, warmup, measure);
                 double histP50 = histOne.latencyNanos().getValueAtPercentile(50) / 1e3;
                 rows.add(ServerFixture.row("http", "http.history_50", "ops/s", hist.opsPerSec(), histOne.latencyNanos(),
-                        null, ServerFixture.peers(), String.format("GET the last 50 messages of a room; ops/s with"
-                                + " 16 connections, latency of one request at a time; target p50 <= 100 us: %s%s",
+                        histAlloc, ServerFixture.peers(), String.format("GET the last 50 messages of a room; ops/s with"
+                                + " 16 connections (B/op: the whole process, client included), latency of one request"
+                                + " at a time; target p50 <= 100 us: %s%s",
                                 histP50 <= 100 ? "met" : "MISSED", errors(hist))));
             } finally {
                 server.close();

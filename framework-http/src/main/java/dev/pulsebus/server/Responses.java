@@ -94,20 +94,21 @@ final class Responses {
 
     /** One chat-API message: {@code {"id","seq","room","user","text","time"}}, written without a tree. */
     static byte[] message(TranscriptRecord r) {
-        return write(g -> writeMessage(g, r));
+        return write(g -> writeMessage(g, r, new char[IsoInstant.MAX_LENGTH]), 256);
     }
 
     /** {@code {"messages": [...]}}, oldest first, written without a tree. */
     static byte[] messages(List<TranscriptRecord> records) {
+        char[] time = new char[IsoInstant.MAX_LENGTH]; // one for the whole list
         return write(g -> {
             g.writeStartObject();
             g.writeArrayFieldStart("messages");
             for (TranscriptRecord r : records) {
-                writeMessage(g, r);
+                writeMessage(g, r, time);
             }
             g.writeEndArray();
             g.writeEndObject();
-        });
+        }, 32 + 160 * records.size()); // a short message is about 150 bytes: the buffer seldom grows
     }
 
     /** {@code /health}'s body, written without a tree (it is the most asked-for path). */
@@ -135,14 +136,21 @@ final class Responses {
         });
     }
 
-    private static void writeMessage(JsonGenerator g, TranscriptRecord r) throws IOException {
+    /** One message; {@code time} is scratch space for its time's text. */
+    private static void writeMessage(JsonGenerator g, TranscriptRecord r, char[] time) throws IOException {
         g.writeStartObject();
         g.writeStringField("id", r.messageId());
         g.writeNumberField("seq", r.seq());
         g.writeStringField("room", r.chat().id());
         g.writeStringField("user", r.userId());
         g.writeStringField("text", r.text());
-        g.writeStringField("time", r.time().toString());
+        int n = IsoInstant.write(r.time(), time);
+        g.writeFieldName("time");
+        if (n >= 0) {
+            g.writeString(time, 0, n);
+        } else {
+            g.writeString(r.time().toString());
+        }
         g.writeEndObject();
     }
 
@@ -151,7 +159,12 @@ final class Responses {
     }
 
     private static byte[] write(Body body) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(256);
+        return write(body, 256);
+    }
+
+    /** {@code body} written; {@code sizeHint} bytes are made room for at first. */
+    private static byte[] write(Body body, int sizeHint) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(sizeHint);
         try (JsonGenerator g = JsonStreaming.FACTORY.createGenerator(out)) {
             body.write(g);
         } catch (IOException e) {
