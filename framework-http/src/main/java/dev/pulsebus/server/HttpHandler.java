@@ -209,7 +209,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                 long before = param(uri, "before", Long.MAX_VALUE, 1, Long.MAX_VALUE);
                 List<TranscriptRecord> recent = chat.recentHistory(room, limit, before);
                 if (recent != null) {
-                    reply(ctx, "history", HttpResponseStatus.OK, Responses.messages(recent), keepAlive);
+                    reply(ctx, "history", HttpResponseStatus.OK, Responses.messages(ctx.alloc(), recent), keepAlive);
                 } else {
                     work.execute(() -> history(ctx, room, limit, before, keepAlive));
                 }
@@ -258,7 +258,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                 fail(ctx, "say", HttpResponseStatus.SERVICE_UNAVAILABLE,
                         "the server is busy (too many messages waiting); not stored, try again", keepAlive);
             } else {
-                reply(ctx, "say", HttpResponseStatus.CREATED, Responses.message(record), keepAlive);
+                reply(ctx, "say", HttpResponseStatus.CREATED, Responses.message(ctx.alloc(), record), keepAlive);
             }
         });
     }
@@ -266,7 +266,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private void history(ChannelHandlerContext ctx, String room, int limit, long before, boolean keepAlive) {
         try {
             List<TranscriptRecord> records = chat.history(room, limit, before);
-            reply(ctx, "history", HttpResponseStatus.OK, Responses.messages(records), keepAlive);
+            reply(ctx, "history", HttpResponseStatus.OK, Responses.messages(ctx.alloc(), records), keepAlive);
         } catch (Exception e) {
             fail(ctx, "history", HttpResponseStatus.SERVICE_UNAVAILABLE, "cannot read the room: " + e.getMessage(), keepAlive);
         }

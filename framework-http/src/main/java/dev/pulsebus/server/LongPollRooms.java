@@ -3,7 +3,6 @@ package dev.pulsebus.server;
 import dev.pulsebus.transcript.TranscriptRecord;
 import io.micrometer.core.instrument.Timer;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -102,7 +101,7 @@ final class LongPollRooms {
             try {
                 List<TranscriptRecord> ready = reader.after(room, after, limit);
                 if (!ready.isEmpty() && claim(w)) {
-                    Responses.json(ctx, HttpResponseStatus.OK, Responses.messages(ready), keepAlive);
+                    Responses.json(ctx, HttpResponseStatus.OK, Responses.messages(ctx.alloc(), ready), keepAlive);
                 }
             } catch (Exception e) {
                 if (claim(w)) {
@@ -148,7 +147,7 @@ final class LongPollRooms {
             ByteBuf body;
             try {
                 List<TranscriptRecord> ready = reader.after(room, group.getKey().get(0), group.getKey().get(1).intValue());
-                body = Unpooled.wrappedBuffer(Responses.bytes(Responses.messages(ready)));
+                body = Responses.messages(group.getValue().get(0).ctx.alloc(), ready);
             } catch (Exception e) {
                 LOG.warn("Cannot read room {} for {} waiting polls: {}", room, group.getValue().size(), e.toString());
                 for (Waiter w : group.getValue()) {

@@ -5,6 +5,8 @@ import dev.pulsebus.internal.Json;
 import dev.pulsebus.internal.JsonStreaming;
 import dev.pulsebus.transcript.TranscriptRecord;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufOutputStream;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -18,6 +20,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.AsciiString;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -56,8 +59,9 @@ final class Responses {
         return f;
     }
 
+    /** {@code body} as JSON: a buffer {@link #messages} or {@link #message} wrote (taken over), or any value. */
     static void json(ChannelHandlerContext ctx, HttpResponseStatus status, Object body, boolean keepAlive) {
-        write(ctx, status, JSON, Unpooled.wrappedBuffer(bytes(body)), keepAlive);
+        write(ctx, status, JSON, body instanceof ByteBuf written ? written : Unpooled.wrappedBuffer(bytes(body)), keepAlive);
     }
 
     static void error(ChannelHandlerContext ctx, HttpResponseStatus status, String message, boolean keepAlive) {
@@ -92,15 +96,22 @@ final class Responses {
         }
     }
 
-    /** One chat-API message: {@code {"id","seq","room","user","text","time"}}, written without a tree. */
-    static byte[] message(TranscriptRecord r) {
-        return write(g -> writeMessage(g, r, new char[IsoInstant.MAX_LENGTH]), 256);
+    /**
+     * One chat-API message: {@code {"id","seq","room","user","text","time"}}, written without a tree into a
+     * buffer of {@code alloc} (the caller's to release, or to hand to {@link #json}).
+     */
+    static ByteBuf message(ByteBufAllocator alloc, TranscriptRecord r) {
+        return write(alloc, g -> writeMessage(g, r, new char[IsoInstant.MAX_LENGTH]), 256);
     }
 
-    /** {@code {"messages": [...]}}, oldest first, written without a tree. */
-    static byte[] messages(List<TranscriptRecord> records) {
+    /**
+     * {@code {"messages": [...]}}, oldest first, written without a tree straight into a buffer of
+     * {@code alloc} (the caller's to release, or to hand to {@link #json}): a history of 50 is some 6 KB,
+     * which a byte array would have held twice over, once growing and once copied.
+     */
+    static ByteBuf messages(ByteBufAllocator alloc, List<TranscriptRecord> records) {
         char[] time = new char[IsoInstant.MAX_LENGTH]; // one for the whole list
-        return write(g -> {
+        return write(alloc, g -> {
             g.writeStartObject();
             g.writeArrayFieldStart("messages");
             for (TranscriptRecord r : records) {
@@ -159,17 +170,28 @@ final class Responses {
     }
 
     private static byte[] write(Body body) {
-        return write(body, 256);
+        ByteArrayOutputStream out = new ByteArrayOutputStream(256);
+        write(out, body);
+        return out.toByteArray();
     }
 
-    /** {@code body} written; {@code sizeHint} bytes are made room for at first. */
-    private static byte[] write(Body body, int sizeHint) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(sizeHint);
+    /** {@code body} written into a buffer of {@code alloc} that has room for {@code sizeHint} bytes at first. */
+    private static ByteBuf write(ByteBufAllocator alloc, Body body, int sizeHint) {
+        ByteBuf buf = alloc.buffer(sizeHint);
+        try {
+            write(new ByteBufOutputStream(buf), body);
+            return buf;
+        } catch (RuntimeException | Error e) {
+            buf.release();
+            throw e;
+        }
+    }
+
+    private static void write(OutputStream out, Body body) {
         try (JsonGenerator g = JsonStreaming.FACTORY.createGenerator(out)) {
             body.write(g);
         } catch (IOException e) {
             throw new IllegalStateException("cannot write JSON: " + e.getMessage(), e);
         }
-        return out.toByteArray();
     }
 }
