@@ -15,14 +15,21 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  */
 final class BufferPool implements RecyclerPool<BufferRecycler> {
 
-    private final AtomicReferenceArray<BufferRecycler> slots;
-    private final int mask;
+    /** The slots: a power of two, so that {@link #mask} wraps an index. */
+    private final int size;
+    private final transient AtomicReferenceArray<BufferRecycler> slots;
+    private final transient int mask;
 
     /** A pool of {@code capacity} slots, rounded up to a power of two. */
     BufferPool(int capacity) {
-        int size = Integer.highestOneBit(Math.max(1, capacity - 1)) << 1;
+        size = capacity <= 1 ? 1 : Integer.highestOneBit(capacity - 1) << 1;
         slots = new AtomicReferenceArray<>(size);
         mask = size - 1;
+    }
+
+    /** Jackson's pools are {@code Serializable} (a factory may be): a copy comes back empty. */
+    private Object readResolve() {
+        return new BufferPool(size);
     }
 
     int capacity() {

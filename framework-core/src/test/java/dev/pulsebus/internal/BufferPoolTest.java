@@ -21,6 +21,8 @@ class BufferPoolTest {
 
     @Test
     void aSetGivenBackIsLentAgainAndAFullPoolLetsTheRestGo() {
+        assertThat(new BufferPool(1).capacity()).isEqualTo(1);
+        assertThat(new BufferPool(8).capacity()).isEqualTo(8);
         BufferPool pool = new BufferPool(6);
         assertThat(pool.capacity()).isEqualTo(8);
         BufferRecycler first = pool.acquirePooled();

@@ -9,6 +9,7 @@ import dev.pulsebus.transcript.TranscriptRecord;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufInputStream;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandler;
@@ -49,7 +50,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private static final String PROMETHEUS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
     /** What /health reports: its status code and body, computed on a virtual thread. */
-    record Health(HttpResponseStatus status, Object body) {
+    record Health(HttpResponseStatus status, byte[] body) {
     }
 
     private final ServerConfig config;
@@ -97,7 +98,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         if (path.equals("/health")) {
             if (allow(ctx, method, "GET", "health", keepAlive)) {
                 Health h = health.get(); // field reads only: answered on the I/O thread
-                reply(ctx, "health", h.status(), h.body(), keepAlive);
+                reply(ctx, "health", h.status(), Unpooled.wrappedBuffer(h.body()), keepAlive);
             }
             return;
         }
@@ -258,7 +259,13 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                 fail(ctx, "say", HttpResponseStatus.SERVICE_UNAVAILABLE,
                         "the server is busy (too many messages waiting); not stored, try again", keepAlive);
             } else {
-                reply(ctx, "say", HttpResponseStatus.CREATED, Responses.message(ctx.alloc(), record), keepAlive);
+                try {
+                    reply(ctx, "say", HttpResponseStatus.CREATED, Responses.message(ctx.alloc(), record), keepAlive);
+                } catch (RuntimeException e) { // a completion stage would swallow it and leave the client waiting
+                    LOG.warn("Say in room {} stored as seq {}, but not answered: {}", room, record.seq(), e.toString());
+                    fail(ctx, "say", HttpResponseStatus.INTERNAL_SERVER_ERROR, "stored as seq " + record.seq()
+                            + ", but the answer could not be written: " + e.getMessage(), keepAlive);
+                }
             }
         });
     }
@@ -309,7 +316,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         return false;
     }
 
-    private void reply(ChannelHandlerContext ctx, String route, HttpResponseStatus status, Object body, boolean keepAlive) {
+    private void reply(ChannelHandlerContext ctx, String route, HttpResponseStatus status, ByteBuf body, boolean keepAlive) {
         count(route, status);
         Responses.json(ctx, status, body, keepAlive);
     }

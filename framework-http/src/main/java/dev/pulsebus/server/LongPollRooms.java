@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -100,8 +101,14 @@ final class LongPollRooms {
             // Registered first, read second: a message committed in between is seen by one of the two.
             try {
                 List<TranscriptRecord> ready = reader.after(room, after, limit);
-                if (!ready.isEmpty() && claim(w)) {
-                    Responses.json(ctx, HttpResponseStatus.OK, Responses.messages(ctx.alloc(), ready), keepAlive);
+                if (!ready.isEmpty()) {
+                    // Written before the claim: a write that fails leaves the poll to the catch below.
+                    ByteBuf body = Responses.messages(ctx.alloc(), ready);
+                    if (claim(w)) {
+                        Responses.json(ctx, HttpResponseStatus.OK, body, keepAlive);
+                    } else {
+                        body.release();
+                    }
                 }
             } catch (Exception e) {
                 if (claim(w)) {
@@ -175,16 +182,23 @@ final class LongPollRooms {
                 };
                 for (Map.Entry<EventExecutor, List<Waiter>> loop : byLoop.entrySet()) {
                     ByteBuf shared = body.retain();
-                    loop.getKey().execute(() -> {
-                        try {
-                            for (Waiter w : loop.getValue()) {
-                                Responses.write(w.ctx, HttpResponseStatus.OK, Responses.JSON, shared.retainedDuplicate(),
-                                        w.keepAlive).addListener(written);
+                    try {
+                        loop.getKey().execute(() -> {
+                            try {
+                                for (Waiter w : loop.getValue()) {
+                                    Responses.write(w.ctx, HttpResponseStatus.OK, Responses.JSON,
+                                            shared.retainedDuplicate(), w.keepAlive).addListener(written);
+                                }
+                            } finally {
+                                shared.release();
                             }
-                        } finally {
-                            shared.release();
+                        });
+                    } catch (RejectedExecutionException e) { // the loop is shutting down, and its channels with it
+                        shared.release();
+                        for (Waiter w : loop.getValue()) {
+                            w.ctx.channel().close();
                         }
-                    });
+                    }
                 }
             } finally {
                 body.release();

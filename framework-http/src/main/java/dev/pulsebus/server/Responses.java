@@ -1,7 +1,6 @@
 package dev.pulsebus.server;
 
 import com.fasterxml.jackson.core.JsonGenerator;
-import dev.pulsebus.internal.Json;
 import dev.pulsebus.internal.JsonStreaming;
 import dev.pulsebus.transcript.TranscriptRecord;
 import io.netty.buffer.ByteBuf;
@@ -59,9 +58,9 @@ final class Responses {
         return f;
     }
 
-    /** {@code body} as JSON: a buffer {@link #messages} or {@link #message} wrote (taken over), or any value. */
-    static void json(ChannelHandlerContext ctx, HttpResponseStatus status, Object body, boolean keepAlive) {
-        write(ctx, status, JSON, body instanceof ByteBuf written ? written : Unpooled.wrappedBuffer(bytes(body)), keepAlive);
+    /** JSON already written: {@code body} is taken over (released by Netty). */
+    static void json(ChannelHandlerContext ctx, HttpResponseStatus status, ByteBuf body, boolean keepAlive) {
+        write(ctx, status, JSON, body, keepAlive);
     }
 
     static void error(ChannelHandlerContext ctx, HttpResponseStatus status, String message, boolean keepAlive) {
@@ -82,18 +81,6 @@ final class Responses {
 
     static void empty(ChannelHandlerContext ctx, HttpResponseStatus status, boolean keepAlive) {
         write(ctx, status, null, Unpooled.EMPTY_BUFFER, keepAlive);
-    }
-
-    /** {@code body} as JSON bytes; bytes already written as JSON pass through. */
-    static byte[] bytes(Object body) {
-        if (body instanceof byte[] written) {
-            return written;
-        }
-        try {
-            return Json.MAPPER.writeValueAsBytes(body);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalStateException("cannot write JSON: " + e.getMessage(), e);
-        }
     }
 
     /**
