@@ -210,7 +210,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                 long before = param(uri, "before", Long.MAX_VALUE, 1, Long.MAX_VALUE);
                 List<TranscriptRecord> recent = chat.recentHistory(room, limit, before);
                 if (recent != null) {
-                    reply(ctx, "history", HttpResponseStatus.OK, Responses.messages(ctx.alloc(), recent), keepAlive);
+                    reply(ctx, "history", HttpResponseStatus.OK, Responses.messages(ctx, recent), keepAlive);
                 } else {
                     work.execute(() -> history(ctx, room, limit, before, keepAlive));
                 }
@@ -260,7 +260,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                         "the server is busy (too many messages waiting); not stored, try again", keepAlive);
             } else {
                 try {
-                    reply(ctx, "say", HttpResponseStatus.CREATED, Responses.message(ctx.alloc(), record), keepAlive);
+                    reply(ctx, "say", HttpResponseStatus.CREATED, Responses.message(ctx, record), keepAlive);
                 } catch (RuntimeException e) { // a completion stage would swallow it and leave the client waiting
                     LOG.warn("Say in room {} stored as seq {}, but not answered: {}", room, record.seq(), e.toString());
                     fail(ctx, "say", HttpResponseStatus.INTERNAL_SERVER_ERROR, "stored as seq " + record.seq()
@@ -273,7 +273,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private void history(ChannelHandlerContext ctx, String room, int limit, long before, boolean keepAlive) {
         try {
             List<TranscriptRecord> records = chat.history(room, limit, before);
-            reply(ctx, "history", HttpResponseStatus.OK, Responses.messages(ctx.alloc(), records), keepAlive);
+            reply(ctx, "history", HttpResponseStatus.OK, Responses.messages(ctx, records), keepAlive);
         } catch (Exception e) {
             fail(ctx, "history", HttpResponseStatus.SERVICE_UNAVAILABLE, "cannot read the room: " + e.getMessage(), keepAlive);
         }

@@ -103,7 +103,7 @@ final class LongPollRooms {
                 List<TranscriptRecord> ready = reader.after(room, after, limit);
                 if (!ready.isEmpty()) {
                     // Written before the claim: a write that fails leaves the poll to the catch below.
-                    ByteBuf body = Responses.messages(ctx.alloc(), ready);
+                    ByteBuf body = Responses.messages(ctx, ready);
                     if (claim(w)) {
                         Responses.json(ctx, HttpResponseStatus.OK, body, keepAlive);
                     } else {
@@ -154,7 +154,7 @@ final class LongPollRooms {
             ByteBuf body;
             try {
                 List<TranscriptRecord> ready = reader.after(room, group.getKey().get(0), group.getKey().get(1).intValue());
-                body = Responses.messages(group.getValue().get(0).ctx.alloc(), ready);
+                body = Responses.messages(group.getValue().get(0).ctx, ready);
             } catch (Exception e) {
                 LOG.warn("Cannot read room {} for {} waiting polls: {}", room, group.getValue().size(), e.toString());
                 for (Waiter w : group.getValue()) {

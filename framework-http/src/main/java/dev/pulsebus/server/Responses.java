@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import dev.pulsebus.internal.JsonStreaming;
 import dev.pulsebus.transcript.TranscriptRecord;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufOutputStream;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
@@ -85,20 +84,21 @@ final class Responses {
 
     /**
      * One chat-API message: {@code {"id","seq","room","user","text","time"}}, written without a tree into a
-     * buffer of {@code alloc} (the caller's to release, or to hand to {@link #json}).
+     * buffer for {@code ctx} (the caller's to release, or to hand to {@link #json}).
      */
-    static ByteBuf message(ByteBufAllocator alloc, TranscriptRecord r) {
-        return write(alloc, g -> writeMessage(g, r, new char[IsoInstant.MAX_LENGTH]), 256);
+    static ByteBuf message(ChannelHandlerContext ctx, TranscriptRecord r) {
+        return write(bufferFor(ctx, 256), g -> writeMessage(g, r, new char[IsoInstant.MAX_LENGTH]));
     }
 
     /**
-     * {@code {"messages": [...]}}, oldest first, written without a tree straight into a buffer of
-     * {@code alloc} (the caller's to release, or to hand to {@link #json}): a history of 50 is some 6 KB,
+     * {@code {"messages": [...]}}, oldest first, written without a tree straight into a buffer for
+     * {@code ctx} (the caller's to release, or to hand to {@link #json}): a history of 50 is some 6 KB,
      * which a byte array would have held twice over, once growing and once copied.
      */
-    static ByteBuf messages(ByteBufAllocator alloc, List<TranscriptRecord> records) {
+    static ByteBuf messages(ChannelHandlerContext ctx, List<TranscriptRecord> records) {
         char[] time = new char[IsoInstant.MAX_LENGTH]; // one for the whole list
-        return write(alloc, g -> {
+        // A short message is about 150 bytes: the buffer seldom grows.
+        return write(bufferFor(ctx, 32 + 160 * records.size()), g -> {
             g.writeStartObject();
             g.writeArrayFieldStart("messages");
             for (TranscriptRecord r : records) {
@@ -106,7 +106,16 @@ final class Responses {
             }
             g.writeEndArray();
             g.writeEndObject();
-        }, 32 + 160 * records.size()); // a short message is about 150 bytes: the buffer seldom grows
+        });
+    }
+
+    /**
+     * A buffer of the channel's pooled allocator on its own event loop, where the allocator keeps a cache
+     * per thread; a heap buffer elsewhere (a virtual thread, the transcript writer), which the event loop
+     * copies into a pooled one as it writes, as it did with the byte arrays before.
+     */
+    private static ByteBuf bufferFor(ChannelHandlerContext ctx, int sizeHint) {
+        return ctx.executor().inEventLoop() ? ctx.alloc().buffer(sizeHint) : Unpooled.buffer(sizeHint);
     }
 
     /** {@code /health}'s body, written without a tree (it is the most asked-for path). */
@@ -162,9 +171,8 @@ final class Responses {
         return out.toByteArray();
     }
 
-    /** {@code body} written into a buffer of {@code alloc} that has room for {@code sizeHint} bytes at first. */
-    private static ByteBuf write(ByteBufAllocator alloc, Body body, int sizeHint) {
-        ByteBuf buf = alloc.buffer(sizeHint);
+    /** {@code body} written into {@code buf}, which is released if that fails. */
+    private static ByteBuf write(ByteBuf buf, Body body) {
         try {
             write(new ByteBufOutputStream(buf), body);
             return buf;
