@@ -123,15 +123,17 @@ final class HttpChat implements Adapter {
                 });
     }
 
-    /** A room's history from memory when it covers the request (no query, safe on an I/O thread), else null. */
-    @Nullable List<TranscriptRecord> recentHistory(String room, int limit, long beforeSeq) {
-        return recent.last(room, limit, beforeSeq);
+    /**
+     * A room's history from memory when it covers the request (no query, safe on an I/O thread), each
+     * message as its JSON; else null.
+     */
+    @Nullable List<byte[]> recentHistory(String room, int limit, long beforeSeq) {
+        return recent.lastJson(room, limit, beforeSeq, Responses::message);
     }
 
-    /** A room's history: from memory when it covers the request, else from the transcript (may query). */
-    List<TranscriptRecord> history(String room, int limit, long beforeSeq) throws Exception {
-        List<TranscriptRecord> fromMemory = recent.last(room, limit, beforeSeq);
-        return fromMemory != null ? fromMemory : transcripts.history(room(room), limit, beforeSeq);
+    /** A room's history from the transcript (may query): for what {@link #recentHistory} did not cover. */
+    List<TranscriptRecord> storedHistory(String room, int limit, long beforeSeq) throws Exception {
+        return transcripts.history(room(room), limit, beforeSeq);
     }
 
     /** The bot's replies: recorded in the room as user {@code bot}, then delivered to its waiting polls. */

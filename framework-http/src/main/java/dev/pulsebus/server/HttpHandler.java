@@ -208,9 +208,9 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             } else if (allow(ctx, req.method(), "GET, POST", "history", keepAlive)) {
                 int limit = (int) param(uri, "limit", 50, 1, 1000);
                 long before = param(uri, "before", Long.MAX_VALUE, 1, Long.MAX_VALUE);
-                List<TranscriptRecord> recent = chat.recentHistory(room, limit, before);
+                List<byte[]> recent = chat.recentHistory(room, limit, before);
                 if (recent != null) {
-                    reply(ctx, "history", HttpResponseStatus.OK, Responses.messages(ctx, recent), keepAlive);
+                    reply(ctx, "history", HttpResponseStatus.OK, Responses.messagesWritten(ctx, recent), keepAlive);
                 } else {
                     work.execute(() -> history(ctx, room, limit, before, keepAlive));
                 }
@@ -272,7 +272,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     private void history(ChannelHandlerContext ctx, String room, int limit, long before, boolean keepAlive) {
         try {
-            List<TranscriptRecord> records = chat.history(room, limit, before);
+            List<TranscriptRecord> records = chat.storedHistory(room, limit, before);
             reply(ctx, "history", HttpResponseStatus.OK, Responses.messages(ctx, records), keepAlive);
         } catch (Exception e) {
             fail(ctx, "history", HttpResponseStatus.SERVICE_UNAVAILABLE, "cannot read the room: " + e.getMessage(), keepAlive);

@@ -4,6 +4,7 @@ import dev.pulsebus.internal.LruTable;
 import dev.pulsebus.transcript.TranscriptRecord;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,10 +31,13 @@ final class RecentRooms {
     /** A room's newest messages, seq ascending. */
     private static final class Room {
         final TranscriptRecord[] records;
+        /** Each record's chat-API JSON, written the first time it is read as such; null until then. */
+        final byte[][] json;
         int size;
 
         Room(int capacity) {
             records = new TranscriptRecord[capacity];
+            json = new byte[capacity][];
         }
     }
 
@@ -54,22 +58,30 @@ final class RecentRooms {
                     i--;
                 }
             }
+            byte[][] json = ring.json;
             if (ring.size == a.length) { // full: drop the oldest
                 if (i == 0) {
                     return; // older than everything kept: the store has it
                 }
                 System.arraycopy(a, 1, a, 0, a.length - 1);
+                System.arraycopy(json, 1, json, 0, json.length - 1);
                 ring.size--;
                 i--;
             }
             System.arraycopy(a, i, a, i + 1, ring.size - i);
+            System.arraycopy(json, i, json, i + 1, ring.size - i);
             a[i] = r;
+            json[i] = null;
             ring.size++;
         }
     }
 
-    /** The newest {@code n} messages with {@code seq < before}, oldest first; null when memory does not cover it. */
-    @Nullable List<TranscriptRecord> last(String room, int n, long before) {
+    /**
+     * The newest {@code n} messages with {@code seq < before}, oldest first, each as its chat-API JSON
+     * (written by {@code writer} the first time it is read and kept beside it, so that a busy room's
+     * history is copied, not written, per request); null when memory does not cover it.
+     */
+    @Nullable List<byte[]> lastJson(String room, int n, long before, Function<TranscriptRecord, byte[]> writer) {
         Room ring = room(room);
         if (ring == null) {
             return null;
@@ -82,9 +94,13 @@ final class RecentRooms {
             if (end < n) {
                 return null; // older messages may be in the store only
             }
-            List<TranscriptRecord> out = new ArrayList<>(n);
+            List<byte[]> out = new ArrayList<>(n);
             for (int i = end - n; i < end; i++) {
-                out.add(ring.records[i]);
+                byte[] json = ring.json[i];
+                if (json == null) {
+                    json = ring.json[i] = writer.apply(ring.records[i]);
+                }
+                out.add(json);
             }
             return out;
         }

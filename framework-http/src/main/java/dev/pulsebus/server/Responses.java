@@ -19,6 +19,7 @@ import io.netty.util.AsciiString;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -26,6 +27,9 @@ import org.jspecify.annotations.Nullable;
 final class Responses {
 
     static final AsciiString JSON = AsciiString.cached("application/json; charset=utf-8");
+
+    private static final byte[] MESSAGES_OPEN = "{\"messages\":[".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] MESSAGES_CLOSE = "]}".getBytes(StandardCharsets.US_ASCII);
 
     private Responses() {
     }
@@ -107,6 +111,31 @@ final class Responses {
             g.writeEndArray();
             g.writeEndObject();
         });
+    }
+
+    /** One chat-API message as {@link #message} writes it, as bytes (to be kept and copied into answers). */
+    static byte[] message(TranscriptRecord r) {
+        return write(g -> writeMessage(g, r, new char[IsoInstant.MAX_LENGTH]));
+    }
+
+    /**
+     * {@code {"messages": [...]}} of messages already written by {@link #message(TranscriptRecord)}: the
+     * same bytes {@link #messages} writes, copied.
+     */
+    static ByteBuf messagesWritten(ChannelHandlerContext ctx, List<byte[]> written) {
+        int size = MESSAGES_OPEN.length + MESSAGES_CLOSE.length + written.size();
+        for (byte[] m : written) {
+            size += m.length;
+        }
+        ByteBuf buf = bufferFor(ctx, size);
+        buf.writeBytes(MESSAGES_OPEN);
+        for (int i = 0; i < written.size(); i++) {
+            if (i > 0) {
+                buf.writeByte(',');
+            }
+            buf.writeBytes(written.get(i));
+        }
+        return buf.writeBytes(MESSAGES_CLOSE);
     }
 
     /**

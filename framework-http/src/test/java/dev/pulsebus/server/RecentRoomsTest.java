@@ -5,14 +5,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.pulsebus.event.ChatRef;
 import dev.pulsebus.event.Message;
 import dev.pulsebus.transcript.TranscriptRecord;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 class RecentRoomsTest {
 
     private static TranscriptRecord rec(long seq) {
         return new TranscriptRecord(seq, ChatRef.group("http", "r"), "u", Instant.EPOCH, "m" + seq, Message.text("t" + seq), false);
+    }
+
+    /** {@link RecentRooms#lastJson} with each message "written" as its seq: the seqs, or null. */
+    private static List<Long> last(RecentRooms recent, String room, int n, long before) {
+        List<byte[]> json = recent.lastJson(room, n, before, r -> Long.toString(r.seq()).getBytes(StandardCharsets.US_ASCII));
+        return json == null ? null : json.stream().map(b -> Long.parseLong(new String(b, StandardCharsets.US_ASCII))).toList();
     }
 
     private static List<Long> seqs(List<TranscriptRecord> records) {
@@ -22,23 +31,23 @@ class RecentRoomsTest {
     @Test
     void answersOnlyWhatTheNewestRunInMemoryCovers() {
         RecentRooms recent = new RecentRooms(8, 4);
-        assertThat(recent.last("r", 1, Long.MAX_VALUE)).isNull();
+        assertThat(last(recent, "r", 1, Long.MAX_VALUE)).isNull();
         for (long s : new long[] {10, 12, 11, 15}) { // 11 committed after 12: inserted in place
             recent.committed("r", rec(s));
         }
-        assertThat(seqs(recent.last("r", 4, Long.MAX_VALUE))).containsExactly(10L, 11L, 12L, 15L);
-        assertThat(seqs(recent.last("r", 2, 15))).containsExactly(11L, 12L);
-        assertThat(recent.last("r", 3, 15)).as("three kept below 15: enough for three").isNotNull();
-        assertThat(recent.last("r", 4, 15)).as("a fourth below 15 may be in the store only").isNull();
+        assertThat(last(recent, "r", 4, Long.MAX_VALUE)).containsExactly(10L, 11L, 12L, 15L);
+        assertThat(last(recent, "r", 2, 15)).containsExactly(11L, 12L);
+        assertThat(last(recent, "r", 3, 15)).as("three kept below 15: enough for three").isNotNull();
+        assertThat(last(recent, "r", 4, 15)).as("a fourth below 15 may be in the store only").isNull();
         assertThat(seqs(recent.after("r", 11, 100))).containsExactly(12L, 15L);
         assertThat(seqs(recent.after("r", 11, 1))).containsExactly(15L);
         assertThat(seqs(recent.after("r", 15, 100))).isEmpty();
         assertThat(recent.after("r", 9, 100)).as("10 is the oldest kept: 9 < seq < 10 may exist").isNull();
 
         recent.committed("r", rec(20)); // full: 10 goes
-        assertThat(seqs(recent.last("r", 4, Long.MAX_VALUE))).containsExactly(11L, 12L, 15L, 20L);
+        assertThat(last(recent, "r", 4, Long.MAX_VALUE)).containsExactly(11L, 12L, 15L, 20L);
         recent.committed("r", rec(5)); // older than all kept: the store has it
-        assertThat(seqs(recent.last("r", 4, Long.MAX_VALUE))).containsExactly(11L, 12L, 15L, 20L);
+        assertThat(last(recent, "r", 4, Long.MAX_VALUE)).containsExactly(11L, 12L, 15L, 20L);
     }
 
     @Test
@@ -47,7 +56,33 @@ class RecentRoomsTest {
         recent.committed("a", rec(1));
         recent.committed("b", rec(2));
         recent.committed("c", rec(3));
-        assertThat(recent.last("a", 1, Long.MAX_VALUE)).isNull();
-        assertThat(seqs(recent.last("c", 1, Long.MAX_VALUE))).containsExactly(3L);
+        assertThat(last(recent, "a", 1, Long.MAX_VALUE)).isNull();
+        assertThat(last(recent, "c", 1, Long.MAX_VALUE)).containsExactly(3L);
+    }
+
+    @Test
+    void eachKeptMessageIsWrittenOnceAndStaysBesideItsRecordAsOthersMoveIn() {
+        RecentRooms recent = new RecentRooms(8, 3);
+        List<Long> written = new ArrayList<>();
+        Function<TranscriptRecord, byte[]> writer = r -> {
+            written.add(r.seq());
+            return ("json" + r.seq()).getBytes(StandardCharsets.US_ASCII);
+        };
+        recent.committed("r", rec(10));
+        recent.committed("r", rec(20));
+        assertThat(texts(recent.lastJson("r", 2, Long.MAX_VALUE, writer))).containsExactly("json10", "json20");
+        assertThat(texts(recent.lastJson("r", 2, Long.MAX_VALUE, writer))).containsExactly("json10", "json20");
+        assertThat(written).as("each written once").containsExactly(10L, 20L);
+
+        recent.committed("r", rec(15)); // in place, between the two
+        recent.committed("r", rec(30)); // full: 10 goes
+        assertThat(texts(recent.lastJson("r", 3, Long.MAX_VALUE, writer))).containsExactly("json15", "json20", "json30");
+        assertThat(texts(recent.lastJson("r", 1, 30, writer))).containsExactly("json20");
+        assertThat(recent.lastJson("r", 3, 30, writer)).as("a third below 30 may be in the store only").isNull();
+        assertThat(written).containsExactly(10L, 20L, 15L, 30L);
+    }
+
+    private static List<String> texts(List<byte[]> json) {
+        return json.stream().map(b -> new String(b, StandardCharsets.US_ASCII)).toList();
     }
 }
