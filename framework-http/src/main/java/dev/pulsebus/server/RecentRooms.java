@@ -20,6 +20,12 @@ import org.jspecify.annotations.Nullable;
  */
 final class RecentRooms {
 
+    /**
+     * The longest message JSON kept (a chat line is some 200-400 bytes of it); a longer one is written
+     * anew at each read. With 100 messages of 1024 rooms kept, the kept JSON stays within about 100 MiB.
+     */
+    static final int MAX_KEPT_JSON = 1024;
+
     private final LruTable<Room> rooms;
     private final int perRoom;
 
@@ -98,7 +104,10 @@ final class RecentRooms {
             for (int i = end - n; i < end; i++) {
                 byte[] json = ring.json[i];
                 if (json == null) {
-                    json = ring.json[i] = writer.apply(ring.records[i]);
+                    json = writer.apply(ring.records[i]);
+                    if (json.length <= MAX_KEPT_JSON) {
+                        ring.json[i] = json;
+                    }
                 }
                 out.add(json);
             }

@@ -139,12 +139,12 @@ final class Responses {
     }
 
     /**
-     * A buffer of the channel's pooled allocator on its own event loop, where the allocator keeps a cache
-     * per thread; a heap buffer elsewhere (a virtual thread, the transcript writer), which the event loop
-     * copies into a pooled one as it writes, as it did with the byte arrays before.
+     * A buffer of the channel's allocator: its preferred kind (direct) on the channel's own event loop,
+     * where the allocator keeps a cache per thread; a heap one elsewhere (a virtual thread, the transcript
+     * writer), which the event loop copies into a direct one as it writes, as it did with byte arrays.
      */
     private static ByteBuf bufferFor(ChannelHandlerContext ctx, int sizeHint) {
-        return ctx.executor().inEventLoop() ? ctx.alloc().buffer(sizeHint) : Unpooled.buffer(sizeHint);
+        return ctx.executor().inEventLoop() ? ctx.alloc().buffer(sizeHint) : ctx.alloc().heapBuffer(sizeHint);
     }
 
     /** {@code /health}'s body, written without a tree (it is the most asked-for path). */

@@ -64,10 +64,7 @@ class RecentRoomsTest {
     void eachKeptMessageIsWrittenOnceAndStaysBesideItsRecordAsOthersMoveIn() {
         RecentRooms recent = new RecentRooms(8, 3);
         List<Long> written = new ArrayList<>();
-        Function<TranscriptRecord, byte[]> writer = r -> {
-            written.add(r.seq());
-            return ("json" + r.seq()).getBytes(StandardCharsets.US_ASCII);
-        };
+        Function<TranscriptRecord, byte[]> writer = writingJsonSeq(written);
         recent.committed("r", rec(10));
         recent.committed("r", rec(20));
         assertThat(texts(recent.lastJson("r", 2, Long.MAX_VALUE, writer))).containsExactly("json10", "json20");
@@ -82,7 +79,44 @@ class RecentRoomsTest {
         assertThat(written).containsExactly(10L, 20L, 15L, 30L);
     }
 
+    /** A writer of "json" + seq that notes each seq it writes. */
+    private static Function<TranscriptRecord, byte[]> writingJsonSeq(List<Long> written) {
+        return r -> {
+            written.add(r.seq());
+            return ("json" + r.seq()).getBytes(StandardCharsets.US_ASCII);
+        };
+    }
+
     private static List<String> texts(List<byte[]> json) {
         return json.stream().map(b -> new String(b, StandardCharsets.US_ASCII)).toList();
+    }
+
+    @Test
+    void aLateLowerSeqInAFullRoomKeepsEveryJsonBesideItsRecord() {
+        RecentRooms recent = new RecentRooms(8, 3);
+        List<Long> written = new ArrayList<>();
+        Function<TranscriptRecord, byte[]> writer = writingJsonSeq(written);
+        for (long s : new long[] {10, 20, 30}) {
+            recent.committed("r", rec(s));
+        }
+        assertThat(texts(recent.lastJson("r", 3, Long.MAX_VALUE, writer))).containsExactly("json10", "json20", "json30");
+        recent.committed("r", rec(25)); // full: 10 goes, 25 goes in between 20 and 30
+        assertThat(texts(recent.lastJson("r", 3, Long.MAX_VALUE, writer))).containsExactly("json20", "json25", "json30");
+        assertThat(written).containsExactly(10L, 20L, 30L, 25L);
+    }
+
+    @Test
+    void aLongMessagesJsonIsWrittenAtEachReadInsteadOfKept() {
+        RecentRooms recent = new RecentRooms(8, 3);
+        List<Long> written = new ArrayList<>();
+        Function<TranscriptRecord, byte[]> writer = r -> {
+            written.add(r.seq());
+            return new byte[r.seq() == 2 ? RecentRooms.MAX_KEPT_JSON + 1 : RecentRooms.MAX_KEPT_JSON];
+        };
+        recent.committed("r", rec(1));
+        recent.committed("r", rec(2));
+        recent.lastJson("r", 2, Long.MAX_VALUE, writer);
+        recent.lastJson("r", 2, Long.MAX_VALUE, writer);
+        assertThat(written).containsExactly(1L, 2L, 2L);
     }
 }

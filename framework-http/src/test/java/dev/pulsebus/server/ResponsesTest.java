@@ -17,6 +17,11 @@ import org.junit.jupiter.api.Test;
 
 class ResponsesTest {
 
+    /** Times as IsoInstant writes them, and as Instant.toString does past its years 0000-9999. */
+    private static final Instant[] TIMES = {Instant.ofEpochMilli(1_700_000_000_123L), Instant.EPOCH,
+            Instant.parse("2024-02-29T23:59:59.999Z"), Instant.parse("+12345-06-07T08:09:10.011Z"),
+            Instant.parse("-0042-01-01T00:00:00Z"), Instant.ofEpochSecond(1_700_000_000L, 123_456_789)};
+
     @Test
     void aHistoryCopiedFromWrittenMessagesIsByteForByteTheOneWrittenWhole() {
         List<TranscriptRecord> records = new ArrayList<>();
@@ -24,7 +29,7 @@ class ResponsesTest {
                 "</script>&<>", ""};
         for (int i = 0; i < texts.length; i++) {
             records.add(new TranscriptRecord(i + 1, ChatRef.group("http", "room-" + i), "user \"" + i + "\"",
-                    Instant.ofEpochMilli(1_700_000_000_123L + i * 86_400_001L), "id-" + i, Message.text(texts[i]),
+                    TIMES[i], "id-" + i, Message.text(texts[i]),
                     i % 2 == 0));
         }
         EmbeddedChannel channel = new EmbeddedChannel(new ChannelInboundHandlerAdapter());
