@@ -43,7 +43,7 @@ final class HttpChat implements Adapter {
     private final TranscriptWriter transcripts;
     private final LongPollRooms polls;
     /** The newest committed messages of active rooms: history and polls of a busy room skip the store. */
-    final RecentRooms recent = new RecentRooms(1024, 100);
+    final RecentRooms recent = new RecentRooms(1024, 100, 32 * 1024);
     private final Clock clock;
     private final Self self = new Self(PLATFORM, BOT_USER);
     private final String idPrefix;

@@ -3,6 +3,7 @@ package dev.pulsebus.server;
 import dev.pulsebus.internal.LruTable;
 import dev.pulsebus.transcript.TranscriptRecord;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -10,11 +11,14 @@ import org.jspecify.annotations.Nullable;
 /**
  * The newest committed messages of recently active rooms, so that history and polls of a busy room are
  * answered from memory, on the I/O thread, without a query. At most {@code rooms} rooms (least recently
- * used evicted) of at most {@code perRoom} messages each.
+ * used evicted), each with at most {@code perRoom} messages weighing at most {@code weightPerRoom}
+ * together (a message weighs its text's length plus {@link #OVERHEAD}): the oldest go first, and a message
+ * heavier than a whole room is not kept at all.
  *
  * <p>Why the memory never disagrees with the store: every message of an {@code http} room is committed
  * through {@link HttpChat} and added here after its commit, in seq order (a later commit with a lower seq
- * is inserted in place). Messages of earlier runs have lower seqs than any of this run, so a room's
+ * is inserted in place). Messages of earlier runs have lower seqs than any of this run. A room remembers
+ * the highest seq it let go of or did not keep (its floor) and keeps nothing at or below it, so its
  * messages here are always a contiguous newest run of its history. A read is answered from here only
  * when that run covers it; otherwise it goes to the store.
  */
@@ -22,16 +26,21 @@ final class RecentRooms {
 
     /**
      * The longest message JSON kept (a chat line is some 200-400 bytes of it); a longer one is written
-     * anew at each read. With 100 messages of 1024 rooms kept, the kept JSON stays within about 100 MiB.
+     * anew at each read.
      */
     static final int MAX_KEPT_JSON = 1024;
 
+    /** What a message weighs beyond its text: its record, ids, time and kept JSON, roughly. */
+    static final int OVERHEAD = 200;
+
     private final LruTable<Room> rooms;
     private final int perRoom;
+    private final int weightPerRoom;
 
-    RecentRooms(int rooms, int perRoom) {
+    RecentRooms(int rooms, int perRoom, int weightPerRoom) {
         this.rooms = new LruTable<>(rooms);
         this.perRoom = perRoom;
+        this.weightPerRoom = weightPerRoom;
     }
 
     /** A room's newest messages, seq ascending. */
@@ -39,11 +48,34 @@ final class RecentRooms {
         final TranscriptRecord[] records;
         /** Each record's chat-API JSON, written the first time it is read as such; null until then. */
         final byte[][] json;
+        final int[] weights;
         int size;
+        int weight;
+        /** Nothing at or below this seq is kept: it is where the store's part of the history ends. */
+        long floor = Long.MIN_VALUE;
 
         Room(int capacity) {
             records = new TranscriptRecord[capacity];
             json = new byte[capacity][];
+            weights = new int[capacity];
+        }
+
+        /** Lets the oldest {@code k} go. */
+        void dropOldest(int k) {
+            if (k <= 0) {
+                return;
+            }
+            floor = Math.max(floor, records[k - 1].seq());
+            for (int j = 0; j < k; j++) {
+                weight -= weights[j];
+            }
+            int rest = size - k;
+            System.arraycopy(records, k, records, 0, rest);
+            System.arraycopy(json, k, json, 0, rest);
+            System.arraycopy(weights, k, weights, 0, rest);
+            Arrays.fill(records, rest, size, null);
+            Arrays.fill(json, rest, size, null);
+            size = rest;
         }
     }
 
@@ -56,29 +88,38 @@ final class RecentRooms {
                 rooms.put(room, ring);
             }
         }
+        int w = r.text().length() + OVERHEAD;
         synchronized (ring) {
-            TranscriptRecord[] a = ring.records;
-            int i = ring.size;
-            if (i > 0 && a[i - 1].seq() > r.seq()) { // rare: a lower seq committed late
-                while (i > 0 && a[i - 1].seq() > r.seq()) {
-                    i--;
-                }
+            if (r.seq() <= ring.floor) {
+                return; // older than a message let go: the store has both
             }
-            byte[][] json = ring.json;
-            if (ring.size == a.length) { // full: drop the oldest
-                if (i == 0) {
-                    return; // older than everything kept: the store has it
-                }
-                System.arraycopy(a, 1, a, 0, a.length - 1);
-                System.arraycopy(json, 1, json, 0, json.length - 1);
-                ring.size--;
+            int i = ring.size;
+            while (i > 0 && ring.records[i - 1].seq() > r.seq()) { // rare: a lower seq committed late
                 i--;
             }
-            System.arraycopy(a, i, a, i + 1, ring.size - i);
-            System.arraycopy(json, i, json, i + 1, ring.size - i);
-            a[i] = r;
-            json[i] = null;
+            if (w > weightPerRoom || (ring.size == ring.records.length && i == 0)) {
+                // Not kept (too heavy, or older than a full room's all): the run starts again after it.
+                ring.dropOldest(i);
+                ring.floor = r.seq();
+                return;
+            }
+            if (ring.size == ring.records.length) {
+                ring.dropOldest(1);
+                i--;
+            }
+            System.arraycopy(ring.records, i, ring.records, i + 1, ring.size - i);
+            System.arraycopy(ring.json, i, ring.json, i + 1, ring.size - i);
+            System.arraycopy(ring.weights, i, ring.weights, i + 1, ring.size - i);
+            ring.records[i] = r;
+            ring.json[i] = null;
+            ring.weights[i] = w;
             ring.size++;
+            ring.weight += w;
+            int over = 0;
+            for (int excess = ring.weight - weightPerRoom; excess > 0; over++) {
+                excess -= ring.weights[over];
+            }
+            ring.dropOldest(over);
         }
     }
 
@@ -117,7 +158,8 @@ final class RecentRooms {
 
     /**
      * The messages with {@code seq > after}, the newest {@code limit}, oldest first; null when memory does
-     * not cover it (its oldest kept message is newer than {@code after}, so some may be in the store only).
+     * not cover it (some after {@code after} may be in the store only: its oldest kept message is newer,
+     * and {@code after} is below the room's floor).
      */
     @Nullable List<TranscriptRecord> after(String room, long after, int limit) {
         Room ring = room(room);
@@ -125,7 +167,9 @@ final class RecentRooms {
             return null;
         }
         synchronized (ring) {
-            if (ring.size == 0 || ring.records[0].seq() > after) {
+            boolean covered = ring.size > 0 && ring.records[0].seq() <= after
+                    || ring.floor != Long.MIN_VALUE && after >= ring.floor; // all after a let-go seq is here
+            if (!covered) {
                 return null;
             }
             int from = ring.size;

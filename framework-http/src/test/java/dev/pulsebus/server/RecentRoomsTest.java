@@ -30,7 +30,7 @@ class RecentRoomsTest {
 
     @Test
     void answersOnlyWhatTheNewestRunInMemoryCovers() {
-        RecentRooms recent = new RecentRooms(8, 4);
+        RecentRooms recent = new RecentRooms(8, 4, Integer.MAX_VALUE);
         assertThat(last(recent, "r", 1, Long.MAX_VALUE)).isNull();
         for (long s : new long[] {10, 12, 11, 15}) { // 11 committed after 12: inserted in place
             recent.committed("r", rec(s));
@@ -52,7 +52,7 @@ class RecentRoomsTest {
 
     @Test
     void roomsAreBounded() {
-        RecentRooms recent = new RecentRooms(2, 4);
+        RecentRooms recent = new RecentRooms(2, 4, Integer.MAX_VALUE);
         recent.committed("a", rec(1));
         recent.committed("b", rec(2));
         recent.committed("c", rec(3));
@@ -62,7 +62,7 @@ class RecentRoomsTest {
 
     @Test
     void eachKeptMessageIsWrittenOnceAndStaysBesideItsRecordAsOthersMoveIn() {
-        RecentRooms recent = new RecentRooms(8, 3);
+        RecentRooms recent = new RecentRooms(8, 3, Integer.MAX_VALUE);
         List<Long> written = new ArrayList<>();
         Function<TranscriptRecord, byte[]> writer = writingJsonSeq(written);
         recent.committed("r", rec(10));
@@ -93,7 +93,7 @@ class RecentRoomsTest {
 
     @Test
     void aLateLowerSeqInAFullRoomKeepsEveryJsonBesideItsRecord() {
-        RecentRooms recent = new RecentRooms(8, 3);
+        RecentRooms recent = new RecentRooms(8, 3, Integer.MAX_VALUE);
         List<Long> written = new ArrayList<>();
         Function<TranscriptRecord, byte[]> writer = writingJsonSeq(written);
         for (long s : new long[] {10, 20, 30}) {
@@ -107,7 +107,7 @@ class RecentRoomsTest {
 
     @Test
     void aLongMessagesJsonIsWrittenAtEachReadInsteadOfKept() {
-        RecentRooms recent = new RecentRooms(8, 3);
+        RecentRooms recent = new RecentRooms(8, 3, Integer.MAX_VALUE);
         List<Long> written = new ArrayList<>();
         Function<TranscriptRecord, byte[]> writer = r -> {
             written.add(r.seq());
@@ -118,5 +118,49 @@ class RecentRoomsTest {
         recent.lastJson("r", 2, Long.MAX_VALUE, writer);
         recent.lastJson("r", 2, Long.MAX_VALUE, writer);
         assertThat(written).containsExactly(1L, 2L, 2L);
+    }
+
+    private static TranscriptRecord rec(long seq, int textLength) {
+        return new TranscriptRecord(seq, ChatRef.group("http", "r"), "u", Instant.EPOCH, "m" + seq,
+                Message.text("x".repeat(textLength)), false);
+    }
+
+    @Test
+    void aRoomKeepsItsNewestMessagesWithinItsWeight() {
+        int w = 100 + RecentRooms.OVERHEAD; // each message below weighs this
+        RecentRooms recent = new RecentRooms(8, 10, 3 * w);
+        for (long s = 1; s <= 5; s++) {
+            recent.committed("r", rec(s, 100));
+        }
+        assertThat(last(recent, "r", 3, Long.MAX_VALUE)).containsExactly(3L, 4L, 5L);
+        assertThat(last(recent, "r", 4, Long.MAX_VALUE)).as("2 was let go: the store has it").isNull();
+        recent.committed("r", rec(2, 1)); // late, and at or below what was let go: not kept
+        assertThat(last(recent, "r", 3, Long.MAX_VALUE)).containsExactly(3L, 4L, 5L);
+
+        recent.committed("r", rec(6, 100 + 2 * w)); // as heavy as the whole room: all before it go
+        assertThat(last(recent, "r", 1, Long.MAX_VALUE)).containsExactly(6L);
+        assertThat(last(recent, "r", 2, Long.MAX_VALUE)).isNull();
+    }
+
+    @Test
+    void aMessageHeavierThanAWholeRoomIsNotKeptAndMemoryStartsAgainAfterIt() {
+        int w = 10 + RecentRooms.OVERHEAD;
+        RecentRooms recent = new RecentRooms(8, 10, 4 * w);
+        recent.committed("r", rec(1, 10));
+        recent.committed("r", rec(3, 10));
+        recent.committed("r", rec(2, 4 * w)); // late and too heavy: 1 goes with it, 3 stays
+        assertThat(last(recent, "r", 1, Long.MAX_VALUE)).containsExactly(3L);
+        assertThat(last(recent, "r", 2, Long.MAX_VALUE)).as("2 is in the store only").isNull();
+        assertThat(recent.after("r", 1, 10)).as("2 lies between").isNull();
+        assertThat(seqs(recent.after("r", 2, 10))).as("all after 2 is here").containsExactly(3L);
+        recent.committed("r", rec(-5, 10)); // later still, and lower: kept, it would hide 2
+        assertThat(last(recent, "r", 2, Long.MAX_VALUE)).isNull();
+        recent.committed("r", rec(4, 10));
+        assertThat(last(recent, "r", 2, Long.MAX_VALUE)).containsExactly(3L, 4L);
+        recent.committed("r", rec(5, 4 * w)); // too heavy, newest: everything before it goes
+        assertThat(last(recent, "r", 1, Long.MAX_VALUE)).isNull();
+        recent.committed("r", rec(6, 10));
+        assertThat(last(recent, "r", 1, Long.MAX_VALUE)).containsExactly(6L);
+        assertThat(last(recent, "r", 2, Long.MAX_VALUE)).isNull();
     }
 }
