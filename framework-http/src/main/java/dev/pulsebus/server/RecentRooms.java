@@ -1,5 +1,7 @@
 package dev.pulsebus.server;
 
+import dev.pulsebus.event.Message;
+import dev.pulsebus.event.Segment;
 import dev.pulsebus.internal.LruTable;
 import dev.pulsebus.transcript.TranscriptRecord;
 import java.util.ArrayList;
@@ -12,15 +14,15 @@ import org.jspecify.annotations.Nullable;
  * The newest committed messages of recently active rooms, so that history and polls of a busy room are
  * answered from memory, on the I/O thread, without a query. At most {@code rooms} rooms (least recently
  * used evicted), each with at most {@code perRoom} messages weighing at most {@code weightPerRoom}
- * together (a message weighs its text's length plus {@link #OVERHEAD}): the oldest go first, and a message
- * heavier than a whole room is not kept at all.
+ * together (a message weighs its text's and its user's length plus {@link #OVERHEAD}; only its text is
+ * kept): the oldest go first, and a message heavier than a whole room is not kept at all.
  *
  * <p>Why the memory never disagrees with the store: every message of an {@code http} room is committed
  * through {@link HttpChat} and added here after its commit, in seq order (a later commit with a lower seq
  * is inserted in place). Messages of earlier runs have lower seqs than any of this run. A room remembers
- * the highest seq it let go of or did not keep (its floor) and keeps nothing at or below it, so its
- * messages here are always a contiguous newest run of its history. A read is answered from here only
- * when that run covers it; otherwise it goes to the store.
+ * the highest seq it let go of or did not keep, or that any room had when it was made (its floor), and
+ * keeps nothing at or below it, so its messages here are always a contiguous newest run of its history.
+ * A read is answered from here only when that run covers it; otherwise it goes to the store.
  */
 final class RecentRooms {
 
@@ -34,6 +36,8 @@ final class RecentRooms {
     static final int OVERHEAD = 200;
 
     private final LruTable<Room> rooms;
+    /** The highest seq committed here in any room, so far (guarded by {@link #rooms}). */
+    private long highest = Long.MIN_VALUE;
     private final int perRoom;
     private final int weightPerRoom;
 
@@ -85,10 +89,19 @@ final class RecentRooms {
             ring = rooms.get(room);
             if (ring == null) {
                 ring = new Room(perRoom);
+                // All of the room's messages up to here are in the store only (it was let go, or is new).
+                ring.floor = highest;
                 rooms.put(room, ring);
             }
+            highest = Math.max(highest, r.seq());
         }
-        int w = r.text().length() + OVERHEAD;
+        String text = r.text();
+        if (r.message().segments().size() != 1 || !(r.message().segments().get(0) instanceof Segment.Text)) {
+            // Kept as the text it is read as: an image's or another segment's data would weigh uncounted.
+            r = new TranscriptRecord(r.seq(), r.chat(), r.userId(), r.time(), r.messageId(), Message.text(text),
+                    r.outbound());
+        }
+        int w = text.length() + r.userId().length() + OVERHEAD;
         synchronized (ring) {
             if (r.seq() <= ring.floor) {
                 return; // older than a message let go: the store has both

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pulsebus.event.ChatRef;
 import dev.pulsebus.event.Message;
+import dev.pulsebus.event.Segment;
 import dev.pulsebus.transcript.TranscriptRecord;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -127,7 +128,7 @@ class RecentRoomsTest {
 
     @Test
     void aRoomKeepsItsNewestMessagesWithinItsWeight() {
-        int w = 100 + RecentRooms.OVERHEAD; // each message below weighs this
+        int w = 100 + 1 + RecentRooms.OVERHEAD; // each message below weighs this: text, user "u", overhead
         RecentRooms recent = new RecentRooms(8, 10, 3 * w);
         for (long s = 1; s <= 5; s++) {
             recent.committed("r", rec(s, 100));
@@ -144,7 +145,7 @@ class RecentRoomsTest {
 
     @Test
     void aMessageHeavierThanAWholeRoomIsNotKeptAndMemoryStartsAgainAfterIt() {
-        int w = 10 + RecentRooms.OVERHEAD;
+        int w = 10 + 1 + RecentRooms.OVERHEAD;
         RecentRooms recent = new RecentRooms(8, 10, 4 * w);
         recent.committed("r", rec(1, 10));
         recent.committed("r", rec(3, 10));
@@ -153,7 +154,7 @@ class RecentRoomsTest {
         assertThat(last(recent, "r", 2, Long.MAX_VALUE)).as("2 is in the store only").isNull();
         assertThat(recent.after("r", 1, 10)).as("2 lies between").isNull();
         assertThat(seqs(recent.after("r", 2, 10))).as("all after 2 is here").containsExactly(3L);
-        recent.committed("r", rec(-5, 10)); // later still, and lower: kept, it would hide 2
+        recent.committed("r", rec(-5, 10)); // later still, and at or below the floor: not kept (kept, it would hide 2)
         assertThat(last(recent, "r", 2, Long.MAX_VALUE)).isNull();
         recent.committed("r", rec(4, 10));
         assertThat(last(recent, "r", 2, Long.MAX_VALUE)).containsExactly(3L, 4L);
@@ -162,5 +163,36 @@ class RecentRoomsTest {
         recent.committed("r", rec(6, 10));
         assertThat(last(recent, "r", 1, Long.MAX_VALUE)).containsExactly(6L);
         assertThat(last(recent, "r", 2, Long.MAX_VALUE)).isNull();
+    }
+
+    @Test
+    void aRoomMadeAgainAfterItWasLetGoKeepsNothingBelowWhatOtherRoomsHadThen() {
+        RecentRooms recent = new RecentRooms(1, 10, Integer.MAX_VALUE); // one room at a time
+        recent.committed("a", rec(1));
+        recent.committed("a", rec(2));
+        recent.committed("a", rec(4));
+        recent.committed("b", rec(5)); // "a" is let go: its messages are in the store only
+        recent.committed("a", rec(3)); // late: kept alone, it would cover "after 3" without 4
+        assertThat(recent.after("a", 3, 10)).isNull();
+        assertThat(last(recent, "a", 1, Long.MAX_VALUE)).isNull();
+        recent.committed("a", rec(6));
+        assertThat(seqs(recent.after("a", 5, 10))).containsExactly(6L);
+        assertThat(recent.after("a", 4, 10)).isNull();
+    }
+
+    @Test
+    void onlyTheTextOfAMessageIsKept() {
+        RecentRooms recent = new RecentRooms(8, 10, Integer.MAX_VALUE);
+        recent.committed("r", new TranscriptRecord(1, ChatRef.group("http", "r"), "bot", Instant.EPOCH, "m1",
+                Message.of(new Segment.Text("look: "), new Segment.Image("x".repeat(100_000))), true));
+        List<TranscriptRecord> read = new ArrayList<>();
+        recent.lastJson("r", 1, Long.MAX_VALUE, r -> {
+            read.add(r);
+            return new byte[0];
+        });
+        TranscriptRecord kept = read.get(0);
+        assertThat(kept.message()).isEqualTo(Message.text("look: [image]"));
+        assertThat(kept.seq()).isEqualTo(1);
+        assertThat(kept.outbound()).isTrue();
     }
 }
