@@ -22,6 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -136,7 +137,23 @@ public final class TranscriptWriter implements AutoCloseable {
      */
     public CompletionStage<TranscriptRecord> recordDurably(ChatRef chat, String userId, Instant time,
                                                            String messageId, Message message, boolean outbound) {
+        return recordDurably(chat, userId, time, messageId, message, outbound, Function.identity());
+    }
+
+    /**
+     * {@link #recordDurably(ChatRef, String, Instant, String, Message, boolean)} with {@code then} applied to
+     * the committed record on the writer's thread, in seq order, before the returned future completes with
+     * its result: what must follow each commit in the order of the records (keeping them in memory,
+     * answering waiters) goes here. A callback attached to a returned future instead runs on the attaching
+     * thread when the commit came first, after a newer record's. {@code then} must be quick, it holds up
+     * the next commit; when it throws, or the record is not stored, the future fails and {@code then} is
+     * not (or no longer) run.
+     */
+    public <T> CompletionStage<T> recordDurably(ChatRef chat, String userId, Instant time, String messageId,
+                                                Message message, boolean outbound,
+                                                Function<? super TranscriptRecord, ? extends T> then) {
         CompletableFuture<TranscriptRecord> done = new CompletableFuture<>();
+        CompletableFuture<T> result = done.thenApply(then); // attached before the record can commit
         synchronized (order) {
             TranscriptRecord r = new TranscriptRecord(seq.incrementAndGet(), chat, userId, time, messageId, message,
                     outbound);
@@ -146,7 +163,7 @@ public final class TranscriptWriter implements AutoCloseable {
         // batch commits go into the next one (group commit).
         flushRequests.incrementAndGet();
         LockSupport.unpark(writer);
-        return done;
+        return result;
     }
 
     private void enqueue(Object item) {

@@ -11,10 +11,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -101,6 +103,41 @@ class TranscriptWriterTest {
     }
 
     @Test
+    void whatFollowsADurableCommitRunsOnTheWriterInSeqOrderBeforeItsFutureCompletes() throws Exception {
+        TranscriptWriter w = writer(TranscriptWriter.builder(store).batchSize(3).flushInterval(Duration.ofMillis(20)));
+        List<Long> followed = Collections.synchronizedList(new ArrayList<>());
+        List<String> threads = Collections.synchronizedList(new ArrayList<>());
+        store.hold();
+        List<CompletionStage<List<Long>>> acks = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            int n = i;
+            acks.add(w.recordDurably(ROOM, "ann", Instant.now(), "", Message.text("m" + i), false, r -> {
+                if (n == 4) {
+                    throw new IllegalStateException("follow-up failed");
+                }
+                followed.add(r.seq());
+                threads.add(Thread.currentThread().getName());
+                return List.copyOf(followed); // what had followed when this one's future completed
+            }));
+        }
+        assertThat(followed).as("nothing follows before the commit").isEmpty();
+        store.release();
+        for (int i = 0; i < 10; i++) {
+            if (i == 4) {
+                int at = i;
+                assertThatThrownBy(() -> acks.get(at).toCompletableFuture().get(10, TimeUnit.SECONDS))
+                        .hasMessageContaining("follow-up failed");
+                continue;
+            }
+            List<Long> then = acks.get(i).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            assertThat(then.get(then.size() - 1)).as("its own follow-up ran before it completed")
+                    .isEqualTo(store.inner.last(ROOM, 100, Long.MAX_VALUE).get(i).seq());
+        }
+        assertThat(followed).hasSize(9).isSorted();
+        assertThat(threads).allMatch(t -> t.equals(threads.get(0))).hasSize(9); // the writer's, one thread
+    }
+
+    @Test
     void fullBufferDropsTheOldestCountsItAndFailsItsWaiter() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         TranscriptWriter w = writer(TranscriptWriter.builder(store).capacity(4).batchSize(1)
@@ -108,7 +145,12 @@ class TranscriptWriterTest {
         store.hold();
         record(w, ROOM, "in flight");          // taken by the writer, which now waits on the store
         awaitWriting(w);
-        CompletionStage<TranscriptRecord> oldest = w.recordDurably(ROOM, "ann", Instant.now(), "", Message.text("oldest"), false);
+        AtomicBoolean followed = new AtomicBoolean();
+        CompletionStage<TranscriptRecord> oldest = w.recordDurably(ROOM, "ann", Instant.now(), "", Message.text("oldest"),
+                false, r -> {
+                    followed.set(true);
+                    return r;
+                });
         for (int i = 0; i < 3; i++) {
             record(w, ROOM, "b" + i);          // buffer now full: 4 waiting
         }
@@ -120,6 +162,7 @@ class TranscriptWriterTest {
         assertThat(registry.get("pulsebus.transcripts.dropped").functionCounter().count()).isEqualTo(1);
         assertThatThrownBy(() -> oldest.toCompletableFuture().get(1, TimeUnit.SECONDS))
                 .isInstanceOf(ExecutionException.class).hasMessageContaining("dropped before it was stored");
+        assertThat(followed).as("nothing follows a record that was not stored").isFalse();
         store.release();
         assertThat(w.flush(Duration.ofSeconds(10))).isTrue();
         assertThat(store.inner.last(ROOM, 10, Long.MAX_VALUE)).extracting(TranscriptRecord::text)

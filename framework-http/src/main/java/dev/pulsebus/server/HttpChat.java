@@ -44,8 +44,6 @@ final class HttpChat implements Adapter {
     private final LongPollRooms polls;
     /** The newest committed messages of active rooms: history and polls of a busy room skip the store. */
     final RecentRooms recent = new RecentRooms(1024, 100, 32 * 1024);
-    /** What follows each commit (memory, polls, the lane) runs in seq order. */
-    private final CommitOrder order = new CommitOrder();
     private final Clock clock;
     private final Self self = new Self(PLATFORM, BOT_USER);
     private final String idPrefix;
@@ -111,9 +109,9 @@ final class HttpChat implements Adapter {
         }
         String id = idPrefix + ids.incrementAndGet();
         Message message = Message.text(text);
-        return order.commit(() -> transcripts.recordDurably(room(room), user, clock.instant().truncatedTo(ChronoUnit.MILLIS),
-                        id, message, false),
-                record -> {
+        // Memory and polls follow each commit in seq order (see recordDurably's then).
+        return transcripts.recordDurably(room(room), user, clock.instant().truncatedTo(ChronoUnit.MILLIS), id, message,
+                false, record -> {
                     received.increment();
                     recent.committed(room, record);
                     polls.published(room, record);
@@ -149,9 +147,8 @@ final class HttpChat implements Adapter {
         }
         String id = idPrefix + ids.incrementAndGet();
         try {
-            return order.commit(() -> transcripts.recordDurably(message.chat(), BOT_USER,
-                            clock.instant().truncatedTo(ChronoUnit.MILLIS), id, message.message(), true),
-                    record -> {
+            return transcripts.recordDurably(message.chat(), BOT_USER, clock.instant().truncatedTo(ChronoUnit.MILLIS), id,
+                    message.message(), true, record -> {
                         recent.committed(room, record);
                         polls.published(room, record);
                         return id;
