@@ -111,7 +111,7 @@ final class RecentRooms {
                 i--;
             }
             if (w > weightPerRoom || (ring.size == ring.records.length && i == 0)) {
-                // Not kept (too heavy, or older than a full room's all): the run starts again after it.
+                // Not kept (too heavy, or older than all a full room keeps): the run starts again after it.
                 ring.dropOldest(i);
                 ring.floor = r.seq();
                 return;

@@ -113,7 +113,10 @@ final class Responses {
         });
     }
 
-    /** One chat-API message as {@link #message} writes it, as bytes (to be kept and copied into answers). */
+    /**
+     * One chat-API message as {@link #message(ChannelHandlerContext, TranscriptRecord)} writes it, as bytes
+     * (to be kept and copied into answers).
+     */
     static byte[] message(TranscriptRecord r) {
         return write(g -> writeMessage(g, r, new char[IsoInstant.MAX_LENGTH]));
     }
@@ -123,7 +126,7 @@ final class Responses {
      * same bytes {@link #messages} writes, copied.
      */
     static ByteBuf messagesWritten(ChannelHandlerContext ctx, List<byte[]> written) {
-        int size = MESSAGES_OPEN.length + MESSAGES_CLOSE.length + written.size();
+        int size = MESSAGES_OPEN.length + MESSAGES_CLOSE.length + written.size(); // a comma each, at most
         for (byte[] m : written) {
             size += m.length;
         }
