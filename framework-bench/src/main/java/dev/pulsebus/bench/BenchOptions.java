@@ -104,10 +104,11 @@ final class BenchOptions {
                     }
                 }
                 case "--against" -> {
-                    against = Path.of(value(args, ++i, a));
-                    if (!Files.isRegularFile(against)) {
-                        throw new UsageException("--against " + against + ": no such file (a pulsebus-server.jar)");
+                    Path jar = Path.of(value(args, ++i, a));
+                    if (!Files.isRegularFile(jar)) {
+                        throw new UsageException("--against " + jar + ": no such file (a pulsebus-server.jar)");
                     }
+                    against = jar.toAbsolutePath();
                 }
                 case "--help", "-h" -> throw new UsageException("");
                 default -> throw new UsageException("unknown argument '" + a + "'");

@@ -17,6 +17,12 @@ public final class CountingLeakDetector<T> extends ResourceLeakDetector<T> {
         super(resourceType, samplingInterval);
     }
 
+    /** The constructor Netty looks for first (it logs an error when it is missing, then takes the other). */
+    @SuppressWarnings("deprecation")
+    public CountingLeakDetector(Class<?> resourceType, int samplingInterval, long maxActive) {
+        super(resourceType, samplingInterval, maxActive);
+    }
+
     /** Whether this detector is the one Netty uses (it is when the tests run under Maven). */
     static boolean installed() {
         return CountingLeakDetector.class.getName().equals(System.getProperty("io.netty.customResourceLeakDetector"));

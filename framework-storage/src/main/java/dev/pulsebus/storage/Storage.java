@@ -320,32 +320,30 @@ public final class Storage implements AutoCloseable {
             // Two connections stay out of the idle sessions: the KV writer's and one for health and migrations.
             SessionPool sessions = new SessionPool(ds, ds.getMaximumPoolSize() - 2,
                     () -> ds.getHikariPoolMXBean().getThreadsAwaitingConnection());
+            boolean opened = false;
             try {
-                // The first connection starts the pool; it stays as the session the schema check uses.
-                sessions.release(sessions.borrow(), false);
-            } catch (java.sql.SQLException | RuntimeException e) {
-                sessions.close();
-                ds.close();
-                throw new StorageException("cannot connect to " + description + ": " + rootMessage(e), e);
-            } catch (Error e) {
-                sessions.close();
-                ds.close();
-                throw e;
-            }
-            try {
-                if (!upToDate(sessions)) {
-                    Flyway.configure(Storage.class.getClassLoader()).dataSource(ds).locations(dialect.migrations)
-                            .table(HISTORY).load().migrate();
+                try {
+                    // The first connection starts the pool; it stays as the session the schema check uses.
+                    sessions.release(sessions.borrow(), false);
+                } catch (java.sql.SQLException | RuntimeException e) {
+                    throw new StorageException("cannot connect to " + description + ": " + rootMessage(e), e);
                 }
-                return new Storage(this, dialect, ds, sessions, description);
-            } catch (FlywayException | StorageException e) {
-                sessions.close(); // before the pool: a connection still out would only be aborted (a no-op on SQLite)
-                ds.close();
-                throw new StorageException("cannot migrate " + description + ": " + rootMessage(e), e);
-            } catch (RuntimeException | Error e) {
-                sessions.close();
-                ds.close();
-                throw e;
+                try {
+                    if (!upToDate(sessions)) {
+                        Flyway.configure(Storage.class.getClassLoader()).dataSource(ds).locations(dialect.migrations)
+                                .table(HISTORY).load().migrate();
+                    }
+                    Storage storage = new Storage(this, dialect, ds, sessions, description);
+                    opened = true;
+                    return storage;
+                } catch (FlywayException | StorageException e) {
+                    throw new StorageException("cannot migrate " + description + ": " + rootMessage(e), e);
+                }
+            } finally {
+                if (!opened) {
+                    sessions.close(); // before the pool: a connection still out would only be aborted (a no-op on SQLite)
+                    ds.close();
+                }
             }
         }
 

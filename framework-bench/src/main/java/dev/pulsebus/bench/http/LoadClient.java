@@ -76,7 +76,12 @@ public final class LoadClient implements AutoCloseable {
 
     /** A request as it goes on the wire: HTTP/1.1, keep-alive, a JSON body when {@code body} has bytes. */
     public static byte[] request(String method, URI server, String path, byte[] body) {
-        String head = method + " " + path + " HTTP/1.1\r\nHost: " + server.getHost() + ":" + server.getPort() + "\r\n"
+        return request(method, server.getHost() + ":" + server.getPort(), path, body);
+    }
+
+    /** {@link #request(String, URI, String, byte[])} with its {@code Host} header's value. */
+    static byte[] request(String method, String host, String path, byte[] body) {
+        String head = method + " " + path + " HTTP/1.1\r\nHost: " + host + "\r\n"
                 + (body.length > 0 ? "Content-Type: application/json\r\n" : "")
                 + "Content-Length: " + body.length + "\r\n\r\n";
         byte[] h = head.getBytes(StandardCharsets.US_ASCII);
@@ -104,9 +109,9 @@ public final class LoadClient implements AutoCloseable {
         CountDownLatch done = new CountDownLatch(connections);
         List<Conn> conns = new ArrayList<>();
         Map<EventLoop, Pacer> pacers = new HashMap<>();
+        // Open loop: connection i takes slots i, i + C, i + 2C, ... of one schedule at `rate`.
+        long interval = rate > 0 ? (long) (1e9 * connections / rate) : 0;
         for (int i = 0; i < connections; i++) {
-            // Open loop: connection i takes slots i, i + C, i + 2C, ... of one schedule at `rate`.
-            long interval = rate > 0 ? (long) (1e9 * connections / rate) : 0;
             long offset = rate > 0 ? (long) (1e9 * i / rate) : 0;
             Conn c = new Conn(request, start + offset, interval, measureFrom, end, done);
             conns.add(c);
@@ -238,6 +243,7 @@ public final class LoadClient implements AutoCloseable {
      */
     private static final class Conn extends ChannelInboundHandlerAdapter {
         private static final int MAX_HEAD = 16 << 10;
+        private static final byte[] CONTENT_LENGTH = "content-length:".getBytes(StandardCharsets.US_ASCII);
 
         final Supplier<byte[]> request;
         final long interval;
@@ -369,7 +375,7 @@ public final class LoadClient implements AutoCloseable {
 
         /** The value of the head's {@code Content-Length}; an answer without one is an error here. */
         private static int contentLength(ByteBuf b, int headEnd) throws IOException {
-            byte[] name = "content-length:".getBytes(StandardCharsets.US_ASCII);
+            byte[] name = CONTENT_LENGTH;
             for (int line = b.indexOf(b.readerIndex(), headEnd, (byte) '\n') + 1; line > 0 && line < headEnd;
                  line = b.indexOf(line, headEnd, (byte) '\n') + 1) {
                 int k = 0;
@@ -400,7 +406,10 @@ public final class LoadClient implements AutoCloseable {
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
-            finish(); // the server closed it: what was measured stands, the run does not wait for it
+            if (!finished) {
+                errors++; // the server closed it early: counted, so a short run shows in the result
+            }
+            finish(); // what was measured stands, the run does not wait for it
         }
 
         private void finish() {

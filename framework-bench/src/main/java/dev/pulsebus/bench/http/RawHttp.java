@@ -36,11 +36,7 @@ public final class RawHttp implements AutoCloseable {
 
     public void send(String method, String path, String body) throws IOException {
         byte[] b = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
-        String head = method + " " + path + " HTTP/1.1\r\nHost: " + host + "\r\n"
-                + (body == null ? "" : "Content-Type: application/json\r\n")
-                + "Content-Length: " + b.length + "\r\n\r\n";
-        out.write(head.getBytes(StandardCharsets.US_ASCII));
-        out.write(b);
+        out.write(LoadClient.request(method, host, path, b));
         out.flush();
     }
 

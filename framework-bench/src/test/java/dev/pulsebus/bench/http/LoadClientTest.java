@@ -23,6 +23,7 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpVersion;
+import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.time.Duration;
@@ -70,6 +71,9 @@ class LoadClientTest {
             assertThat(r.errors()).isEqualTo(r.count());
             assertThat(r.latencyNanos().getValueAtPercentile(50)).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(3));
             assertThat(r.clientCores()).as("a share of one core, or -1 where unknown").isLessThan(1.0);
+            if (ManagementFactory.getThreadMXBean().isThreadCpuTimeSupported()) {
+                assertThat(r.clientCores()).as("the client's loop did some work").isGreaterThan(0.0);
+            }
         }
     }
 
