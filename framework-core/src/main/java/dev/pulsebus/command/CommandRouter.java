@@ -52,6 +52,14 @@ public interface CommandRouter {
     /** Routes one message: runs the command it names, or says why not. Answers go through the source. */
     Outcome route(CommandSource source);
 
+    /**
+     * Whether {@link #route} answers a message that names no command ({@code replyToUnknown}): the pipeline
+     * then takes an {@link Outcome#UNKNOWN} message as handled and does not publish it, so it gets one answer.
+     */
+    default boolean answersUnknown() {
+        return false;
+    }
+
     /** A registered command; {@link #unregister()} removes it and its meters. */
     interface Registration {
         void unregister();

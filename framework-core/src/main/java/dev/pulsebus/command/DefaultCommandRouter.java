@@ -78,6 +78,11 @@ final class DefaultCommandRouter implements CommandRouter {
     // ------------------------------------------------------------------ routing
 
     @Override
+    public boolean answersUnknown() {
+        return replyToUnknown;
+    }
+
+    @Override
     public Outcome route(CommandSource source) {
         String text = source.text();
         Snapshot s = snapshot;
@@ -97,12 +102,16 @@ final class DefaultCommandRouter implements CommandRouter {
         }
         Entry e = s.names().get(text, from, to);
         if (e == null) {
-            unknown.increment();
-            if (replyToUnknown) {
-                Messages m = catalog.forLocale(source.locale());
-                source.reply(m.format("unknown", "command", text.substring(at, to), "help", shownPrefix + "help"));
+            // Pattern and keyword commands first: "unknown" is the answer only when nothing takes the message.
+            Outcome byPattern = s.patterns().length == 0 ? Outcome.UNKNOWN : routePatterns(source, text, s, Outcome.UNKNOWN);
+            if (byPattern == Outcome.UNKNOWN) {
+                unknown.increment();
+                if (replyToUnknown) {
+                    Messages m = catalog.forLocale(source.locale());
+                    source.reply(m.format("unknown", "command", text.substring(at, to), "help", shownPrefix + "help"));
+                }
             }
-            return s.patterns().length == 0 ? Outcome.UNKNOWN : routePatterns(source, text, s, Outcome.UNKNOWN);
+            return byPattern;
         }
         int args = Arguments.skipSpaces(text, to);
         while (e.subTable != null && args < n) {

@@ -6,7 +6,10 @@ import java.util.Locale;
 public enum Outcome {
     /** No prefix (or no required mention): not a command; the message goes on to the event bus. */
     NOT_COMMAND,
-    /** A prefix, but no command of that name; the message goes on to the event bus. */
+    /**
+     * A prefix, but no command of that name (nor a pattern or keyword command that takes it); the message
+     * goes on to the event bus, unless the router answered it ({@link CommandRouter#answersUnknown()}).
+     */
     UNKNOWN,
     /** The handler ran and returned. */
     OK,

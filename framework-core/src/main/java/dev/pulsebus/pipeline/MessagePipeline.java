@@ -171,7 +171,7 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
             }
             if (router != null) {
                 Outcome outcome = router.route(new MessageCommandSource(me, locale, this));
-                if (outcome.matched()) {
+                if (outcome.matched() || outcome == Outcome.UNKNOWN && router.answersUnknown()) {
                     return InboundResult.COMMAND;
                 }
             }

@@ -106,6 +106,22 @@ class CommandMatchingTest {
     }
 
     @Test
+    void aPatternCommandTakesAPrefixedMessageWithoutAnUnknownAnswer() {
+        CommandRouter r = router(CommandRouter.builder().replyToUnknown(true));
+        r.register(Command.named("shout").pattern("/shout (.+)").handler(c -> calls.add("shout " + c.args())));
+        r.register(Command.named("thanks").keyword("/thanks").handler(c -> calls.add("thanks")));
+        Msg byPattern = Msg.of("/shout hey");
+        Msg byKeyword = Msg.of("/thanks bot");
+
+        assertThat(r.route(byPattern)).isEqualTo(Outcome.OK);
+        assertThat(r.route(byKeyword)).isEqualTo(Outcome.OK);
+        assertThat(byPattern.replies).isEmpty();
+        assertThat(byKeyword.replies).isEmpty();
+        assertThat(calls).containsExactly("shout [hey]", "thanks");
+        assertThat(r.answersUnknown()).isTrue();
+    }
+
+    @Test
     void quotesGroupWordsAndEscapesWork() {
         CommandRouter r = router(CommandRouter.builder());
 

@@ -84,6 +84,21 @@ class MessagePipelineTest {
     }
 
     @Test
+    void anAnsweredUnknownCommandGetsOneAnswerAndIsNotPublished() throws Exception {
+        CommandRouter answering = CommandRouter.builder().replyToUnknown(true).build();
+        answering.register(Command.named("shout").pattern("/shout (.+)").handler(c -> c.reply("SHOUT")));
+        bus.subscribe(GroupMessage.class, m -> log.add("bus saw " + m.message().plainText()));
+        start(MessagePipeline.builder(bus).commands(answering));
+
+        assertThat(adapter.inject(text("/nosuch"))).isEqualTo(InboundResult.COMMAND);
+        assertThat(adapter.inject(text("/shout hey"))).isEqualTo(InboundResult.COMMAND);
+
+        assertThat(adapter.sent()).extracting(o -> o.message().plainText())
+                .containsExactly("Unknown command /nosuch. Try /help.", "SHOUT");
+        assertThat(log).isEmpty();
+    }
+
+    @Test
     void mentionOfTheBotIsNotPartOfTheCommand() throws Exception {
         CommandRouter mentionOnly = CommandRouter.builder().requireMention(true).build();
         mentionOnly.register(Command.named("ping").handler(c -> c.reply("pong")));
