@@ -430,7 +430,7 @@ public final class Config implements AutoCloseable {
         for (Map.Entry<String, String> e : env.entrySet()) {
             String key = keyOf(e.getKey());
             if (key != null) {
-                out.put(key, typed(e.getValue()));
+                out.put(key, e.getValue()); // text as given: typed only where a setting is read typed
             }
         }
         return out;
@@ -450,25 +450,6 @@ public final class Config implements AutoCloseable {
             return null;
         }
         return rest.substring(0, cut) + "." + rest.substring(cut + 1).replace("__", ".");
-    }
-
-    private static Object typed(String text) {
-        String t = text.trim();
-        if (t.equalsIgnoreCase("true") || t.equalsIgnoreCase("false")) {
-            return Boolean.parseBoolean(t);
-        }
-        try {
-            return Long.parseLong(t);
-        } catch (NumberFormatException notLong) {
-            try {
-                if (t.matches("[-+]?[0-9]*\\.[0-9]+([eE][-+]?[0-9]+)?")) {
-                    return Double.parseDouble(t);
-                }
-            } catch (NumberFormatException notDouble) {
-                // text
-            }
-        }
-        return text;
     }
 
     private static Set<String> diff(Map<String, Object> a, Map<String, Object> b) {

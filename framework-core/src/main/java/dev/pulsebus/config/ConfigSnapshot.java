@@ -8,7 +8,8 @@ import java.util.TreeMap;
 /**
  * One immutable state of the configuration: flat dotted keys ({@code server.port},
  * {@code modules.weather.city}) to values (String, Long, Double, Boolean). Getters never allocate for
- * values of the right type and return the default when a key is absent.
+ * values of the right type and return the default when a key is absent. An environment override is the
+ * text it was given ({@code 0123} stays {@code 0123} for {@link #getString}); a typed getter parses it.
  *
  * @throws ConfigException from a getter when the value is there but of another type
  */
@@ -33,6 +34,13 @@ public final class ConfigSnapshot {
         if (v instanceof Long l) {
             return l;
         }
+        if (v instanceof String text) { // an environment override: text until read as a number
+            try {
+                return Long.parseLong(text.trim());
+            } catch (NumberFormatException e) {
+                throw wrongType(key, v, "an integer");
+            }
+        }
         throw wrongType(key, v, "an integer");
     }
 
@@ -52,6 +60,13 @@ public final class ConfigSnapshot {
         if (v instanceof Number n) {
             return n.doubleValue();
         }
+        if (v instanceof String text) {
+            try {
+                return Double.parseDouble(text.trim());
+            } catch (NumberFormatException e) {
+                throw wrongType(key, v, "a number");
+            }
+        }
         throw wrongType(key, v, "a number");
     }
 
@@ -62,6 +77,12 @@ public final class ConfigSnapshot {
         }
         if (v instanceof Boolean b) {
             return b;
+        }
+        if (v instanceof String text) {
+            String t = text.trim();
+            if (t.equalsIgnoreCase("true") || t.equalsIgnoreCase("false")) {
+                return Boolean.parseBoolean(t);
+            }
         }
         throw wrongType(key, v, "true or false");
     }
@@ -74,6 +95,9 @@ public final class ConfigSnapshot {
         }
         if (v instanceof Long ms) {
             return Duration.ofMillis(ms);
+        }
+        if (v instanceof String text && !text.isBlank() && text.trim().chars().allMatch(Character::isDigit)) {
+            return Duration.ofMillis(getLong(key, 0));
         }
         try {
             return Duration.parse(v.toString());

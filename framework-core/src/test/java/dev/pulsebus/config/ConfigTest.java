@@ -53,6 +53,29 @@ class ConfigTest {
     }
 
     @Test
+    void environmentValuesAreTheTextGivenAndTypedOnlyWhereReadTyped() throws Exception {
+        Map<String, String> env = Map.of("PULSEBUS_SERVER_TOKEN", "0123", "PULSEBUS_STORAGE_PASSWORD", "007",
+                "PULSEBUS_MODULES_A__PLUS", "+42", "PULSEBUS_MODULES_A__PRICE", "1.50",
+                "PULSEBUS_MODULES_A__ON", "TRUE", "PULSEBUS_MODULES_A__WAIT", "250",
+                "PULSEBUS_MODULES_A__WORD", "maybe");
+        try (Config c = Config.builder(null).watch(false).env(env).build()) {
+            assertThat(c.getString("server.token", "")).isEqualTo("0123");
+            assertThat(c.getString("storage.password", "")).isEqualTo("007");
+            assertThat(c.getString("modules.a.plus", "")).isEqualTo("+42");
+            assertThat(c.getString("modules.a.price", "")).isEqualTo("1.50");
+            assertThat(c.snapshot().section("modules.a")).containsEntry("plus", "+42").containsEntry("price", "1.50");
+            assertThat(c.getInt("modules.a.plus", 0)).isEqualTo(42);
+            assertThat(c.getDouble("modules.a.price", 0)).isEqualTo(1.5);
+            assertThat(c.getBoolean("modules.a.on", false)).isTrue();
+            assertThat(c.getDuration("modules.a.wait", Duration.ZERO)).isEqualTo(Duration.ofMillis(250));
+            assertThatThrownBy(() -> c.getInt("modules.a.word", 0)).isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("modules.a.word must be an integer, was maybe");
+            assertThatThrownBy(() -> c.getBoolean("modules.a.word", false)).isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("must be true or false");
+        }
+    }
+
+    @Test
     void everyTomlValueKindIsRead() throws Exception {
         Path f = file("""
                 top = "level"

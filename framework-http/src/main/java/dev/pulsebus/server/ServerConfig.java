@@ -152,6 +152,9 @@ public record ServerConfig(
             if (v instanceof Boolean b) {
                 return b;
             }
+            if (v instanceof String text && (text.trim().equalsIgnoreCase("true") || text.trim().equalsIgnoreCase("false"))) {
+                return Boolean.parseBoolean(text.trim()); // an environment override is text
+            }
             throw bad(section, key, "true or false", v);
         }
 

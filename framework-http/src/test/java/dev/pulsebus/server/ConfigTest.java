@@ -38,6 +38,11 @@ class ConfigTest {
                 "PULSEBUS_METRICS_ENABLED", "false", "HOME", "/root"));
         assertThat(c.port()).isEqualTo(9090);
         assertThat(c.metricsEnabled()).isFalse();
+        ServerConfig secrets = ServerConfig.load(f, false, Map.of("PULSEBUS_SERVER_TOKEN", "0123",
+                "PULSEBUS_STORAGE_PASSWORD", "007", "PULSEBUS_STORAGE_USERNAME", "1.50"));
+        assertThat(secrets.token()).isEqualTo("0123");
+        assertThat(secrets.password()).isEqualTo("007");
+        assertThat(secrets.username()).isEqualTo("1.50");
         assertThatThrownBy(() -> ServerConfig.load(f, false, Map.of("PULSEBUS_SERVER_PROT", "1")))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("PULSEBUS_SERVER_PROT names no setting");
     }
