@@ -99,6 +99,19 @@ public final class ModuleHost implements AutoCloseable {
         return c == null ? Map.of() : c.snapshot().section("modules." + name);
     }
 
+    /**
+     * Whether {@code name} may load from the classpath or a jar: not when its settings say
+     * {@code enabled = false} ({@code [modules.<name>]}). A module loaded by {@link #load(BotModule)} is
+     * loaded as asked.
+     */
+    private boolean enabled(String name) {
+        if ("false".equalsIgnoreCase(settingsOf(name).getOrDefault("enabled", "").trim())) {
+            LOG.info("Module {} is turned off (modules.{}.enabled = false)", name, name);
+            return false;
+        }
+        return true;
+    }
+
     /** The configuration given to modules. */
     Config config() {
         Config c = config;
@@ -129,27 +142,36 @@ public final class ModuleHost implements AutoCloseable {
     }
 
     /**
-     * Loads the modules of {@code jar} in a class loader of their own (in dependency order).
+     * Loads the modules of {@code jar} in a class loader of their own (in dependency order), but those
+     * turned off in their settings ({@code enabled = false}); returns the loaded ones.
      *
      * @throws ModuleException as {@link #load(BotModule)}, or when the jar lists no module
      */
     public List<LoadedModule> load(Path jar) {
         URLClassLoader loader = loaderFor(jar);
         List<BotModule> found = new ArrayList<>();
+        boolean listed = false;
         try {
             for (BotModule m : ServiceLoader.load(BotModule.class, loader)) {
                 if (m.getClass().getClassLoader() == loader) {
-                    found.add(m);
+                    listed = true;
+                    if (enabled(m.name())) {
+                        found.add(m);
+                    }
                 }
             }
         } catch (java.util.ServiceConfigurationError | LinkageError e) {
             closeQuietly(loader);
             throw new ModuleException("module jar " + jar + " cannot be read: " + e.getMessage(), e);
         }
-        if (found.isEmpty()) {
+        if (!listed) {
             closeQuietly(loader);
             throw new ModuleException("module jar " + jar + " lists no BotModule in "
                     + "META-INF/services/dev.pulsebus.module.BotModule");
+        }
+        if (found.isEmpty()) { // all turned off
+            closeQuietly(loader);
+            return List.of();
         }
         List<LoadedModule> done = new ArrayList<>();
         try {
@@ -167,10 +189,12 @@ public final class ModuleHost implements AutoCloseable {
     }
 
     /**
-     * Loads each module in dependency order; one that fails is logged and skipped (with the modules that
-     * depend on it). Returns the loaded ones.
+     * Loads each module in dependency order, but those turned off in their settings ({@code enabled =
+     * false}); one that fails is logged and skipped (with the modules that depend on it). Returns the loaded
+     * ones.
      */
-    public List<LoadedModule> loadAll(List<BotModule> modules) {
+    public List<LoadedModule> loadAll(List<BotModule> given) {
+        List<BotModule> modules = given.stream().filter(m -> enabled(m.name())).toList();
         List<LoadedModule> done = new ArrayList<>();
         List<BotModule> order;
         try {

@@ -110,6 +110,21 @@ class HotReloadTest {
         bus.close();
     }
 
+    @Test
+    void aJarModuleTurnedOffInItsSettingsIsNotLoaded() throws Exception {
+        Path v1 = jar("v1");
+        EventBus bus = EventBus.create();
+        CommandRouter router = CommandRouter.builder().build();
+        try (ModuleHost host = ModuleHost.builder(bus, router)
+                .settings(name -> name.equals("hot") ? java.util.Map.of("enabled", "false") : java.util.Map.of())
+                .build()) {
+            assertThat(host.load(v1)).isEmpty();
+            assertThat(host.loaded()).isEmpty();
+            router.register(dev.pulsebus.command.Command.named("hot").handler(c -> { })); // the name is free
+        }
+        bus.close();
+    }
+
     private static int collected(List<WeakReference<ClassLoader>> refs) {
         return (int) refs.stream().filter(r -> r.get() == null).count();
     }

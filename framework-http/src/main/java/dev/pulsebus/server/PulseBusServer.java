@@ -207,13 +207,7 @@ public final class PulseBusServer implements AutoCloseable {
     }
 
     private void loadModules() {
-        List<BotModule> enabled = new ArrayList<>();
-        for (BotModule m : Modules.onClasspath(PulseBusServer.class.getClassLoader())) {
-            if (isEnabled(m.name())) {
-                enabled.add(m);
-            }
-        }
-        modules.loadAll(enabled);
+        modules.loadAll(Modules.onClasspath(PulseBusServer.class.getClassLoader())); // but those turned off
         for (Path jar : Modules.jars(config.modulesDir())) {
             try {
                 modules.load(jar);
@@ -221,14 +215,6 @@ public final class PulseBusServer implements AutoCloseable {
                 LOG.error("Modules of {} are not loaded; the bot runs without them: {}", jar, e.getMessage());
             }
         }
-    }
-
-    private boolean isEnabled(String module) {
-        if ("false".equalsIgnoreCase(config.modules().getOrDefault(module, Map.of()).get("enabled"))) {
-            LOG.info("Module {} is turned off (modules.{}.enabled = false)", module, module);
-            return false;
-        }
-        return true;
     }
 
     private static List<TranscriptRecord> newerThan(List<TranscriptRecord> records, long after) {
