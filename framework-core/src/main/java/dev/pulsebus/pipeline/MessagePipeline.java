@@ -89,12 +89,13 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
     private final LongAdder sendFailures = new LongAdder();
     private final FailureLog sendLog = new FailureLog(LOG, "Sending a message");
     private final FailureLog middlewareLog = new FailureLog(LOG, "A middleware");
-    private volatile boolean started;
+    /** The adapters started, in start order. Guarded by {@code this}. */
+    private final List<Adapter> running = new ArrayList<>();
 
     private MessagePipeline(Builder b) {
         this.bus = b.bus;
         this.router = b.router;
-        this.adapters = Map.copyOf(b.adapters);
+        this.adapters = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(b.adapters)); // start order: as added
         Ranked[] ranked = b.middlewares.toArray(new Ranked[0]);
         Arrays.sort(ranked);
         this.middlewares = ranked;
@@ -117,26 +118,35 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
      * transcripts working, so that code still running (a module unloading) can reply before
      * {@link #close()}. Idempotent.
      */
-    public void stopAdapters() {
-        if (!started) {
-            return;
-        }
-        started = false;
-        for (Adapter a : adapters.values()) {
+    public synchronized void stopAdapters() {
+        for (int i = running.size() - 1; i >= 0; i--) { // newest first
+            Adapter a = running.get(i);
             try {
                 a.stop();
-            } catch (Exception e) {
+            } catch (Exception | LinkageError e) {
                 LOG.warn("Adapter for {} failed to stop: {}", a.platform(), e.toString());
             }
         }
+        running.clear();
     }
 
-    /** Starts every adapter; events flow from then on. */
-    public MessagePipeline start() throws Exception {
-        for (Adapter a : adapters.values()) {
-            a.start(this);
+    /**
+     * Starts every adapter; events flow from then on. When one fails to start, those already started are
+     * stopped again (newest first) before the failure is thrown: a failed start leaves nothing running.
+     */
+    public synchronized MessagePipeline start() throws Exception {
+        if (!running.isEmpty()) {
+            return this;
         }
-        started = true;
+        try {
+            for (Adapter a : adapters.values()) {
+                a.start(this);
+                running.add(a);
+            }
+        } catch (Exception | Error e) {
+            stopAdapters();
+            throw e;
+        }
         return this;
     }
 

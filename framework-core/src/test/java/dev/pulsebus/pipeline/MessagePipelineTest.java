@@ -259,6 +259,44 @@ class MessagePipelineTest {
     }
 
     @Test
+    void aFailedStartStopsTheAdaptersThatHadStarted() {
+        List<String> events = new CopyOnWriteArrayList<>();
+        record Recording(String platform, boolean fails, List<String> events) implements Adapter {
+            @Override
+            public void start(Inbound inbound) {
+                if (fails) {
+                    throw new IllegalStateException(platform + " cannot connect");
+                }
+                events.add("start " + platform);
+            }
+
+            @Override
+            public CompletionStage<String> send(OutboundMessage message) {
+                return java.util.concurrent.CompletableFuture.completedFuture("1");
+            }
+
+            @Override
+            public void stop() {
+                events.add("stop " + platform);
+            }
+        }
+        MessagePipeline.Builder b = MessagePipeline.builder(bus);
+        for (String p : List.of("a", "b", "c", "d")) {
+            b.adapter(new Recording(p, false, events));
+        }
+        MessagePipeline failing = b.adapter(new Recording("broken", true, events)).build();
+
+        assertThatThrownBy(failing::start).hasMessage("broken cannot connect");
+
+        List<String> started = events.stream().filter(e -> e.startsWith("start ")).map(e -> e.substring(6)).toList();
+        List<String> stopped = events.stream().filter(e -> e.startsWith("stop ")).map(e -> e.substring(5)).toList();
+        assertThat(started).as("started in the order added").containsExactly("a", "b", "c", "d");
+        assertThat(stopped).as("every started adapter stopped, newest first").containsExactly("d", "c", "b", "a");
+        failing.stopAdapters(); // nothing is stopped twice
+        assertThat(events.stream().filter(e -> e.startsWith("stop ")).count()).isEqualTo(stopped.size());
+    }
+
+    @Test
     void closeStopsTheAdaptersAndFlushesTranscripts() throws Exception {
         InMemoryTranscriptStore store = new InMemoryTranscriptStore();
         TranscriptWriter writer = TranscriptWriter.builder(store).flushInterval(Duration.ofHours(1)).build();
