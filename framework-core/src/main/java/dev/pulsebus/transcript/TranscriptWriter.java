@@ -23,6 +23,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,6 +48,13 @@ import org.slf4j.LoggerFactory;
  * <h2>Store failures</h2>
  * A batch that fails to commit (database down, disk full) is retried with backoff, in order, and stays
  * readable through {@link #history}; nothing acknowledged is lost. {@link #healthy()} is false meanwhile.
+ *
+ * <h2>Closing while the store is down</h2>
+ * {@link #close(Duration)} waits at most its timeout for the buffer to be written. What is still not
+ * committed then is spilled to the {@linkplain Builder#spillDirectory spill directory} (one JSON line per
+ * record, forced to disk) and its durable futures fail; the next writer built on that directory writes the
+ * spilled records to the store before {@link Builder#build} returns, keeping their seq (a record the store
+ * already holds is skipped). Without a spill directory, such records are lost, and the count is logged.
  *
  * <h2>Retention</h2>
  * Every {@code retentionInterval}, a separate thread asks the store to keep the newest
@@ -80,6 +88,9 @@ public final class TranscriptWriter implements AutoCloseable {
     private volatile List<TranscriptRecord> writing = List.of();
     private volatile boolean healthy = true;
     private volatile boolean closing;
+    /** Set when close gave up waiting: the writer stops retrying, what it holds is spilled instead. */
+    private volatile boolean abandoned;
+    private final @Nullable SpillJournal spill;
     private volatile long lastWarnNanos = System.nanoTime() - WARN_INTERVAL_NANOS;
     private final Thread writer;
     private final Thread retention;
@@ -107,6 +118,10 @@ public final class TranscriptWriter implements AutoCloseable {
         this.clock = b.clock;
         this.registry = b.meterRegistry;
         this.retentionIntervalNanos = b.retentionInterval.toNanos();
+        this.spill = b.spillDirectory == null ? null : new SpillJournal(b.spillDirectory);
+        if (spill != null) {
+            spill.replay(store, store.maxSeq(), batchSize); // before any new record takes a seq
+        }
         this.seq = new AtomicLong(store.maxSeq());
         bindMeters();
         this.writer = Thread.ofPlatform().daemon().name("pulsebus-transcript-writer").start(this::writeLoop);
@@ -236,7 +251,12 @@ public final class TranscriptWriter implements AutoCloseable {
             served = requested;
             drain(batch, waiters, waiting);
             if (!batch.isEmpty()) {
-                writeWithRetry(batch);
+                if (!writeWithRetry(batch)) { // abandoned: close spills the batch and the buffer
+                    IllegalStateException notStored = new IllegalStateException(
+                            "transcript store down at shutdown: record spilled, not yet stored");
+                    waiters.forEach(w -> w.completeExceptionally(notStored));
+                    return;
+                }
                 for (int i = 0; i < waiters.size(); i++) {
                     waiters.get(i).complete(waiting.get(i));
                 }
@@ -270,9 +290,13 @@ public final class TranscriptWriter implements AutoCloseable {
         }
     }
 
-    private void writeWithRetry(List<TranscriptRecord> batch) {
+    /** Returns once {@code batch} committed (true), or when close gave up on it (false). */
+    private boolean writeWithRetry(List<TranscriptRecord> batch) {
         long backoff = TimeUnit.MILLISECONDS.toNanos(50);
         for (;;) {
+            if (abandoned) {
+                return false;
+            }
             try {
                 store.append(batch);
                 written.add(batch.size());
@@ -284,7 +308,7 @@ public final class TranscriptWriter implements AutoCloseable {
                 synchronized (handover) { // readers iterate `writing` under the lock: none is in the batch now
                     writing = List.of();
                 }
-                return;
+                return true;
             } catch (Throwable t) {
                 failures.increment();
                 if (healthy) {
@@ -400,19 +424,70 @@ public final class TranscriptWriter implements AutoCloseable {
         }
     }
 
-    /** Refuses new records, writes everything buffered, stops the threads. Idempotent. */
+    /** {@link #close(Duration)} with 10 s to write what is buffered. */
     @Override
     public void close() throws InterruptedException {
+        close(Duration.ofSeconds(10));
+    }
+
+    /**
+     * Refuses new records, writes everything buffered, stops the threads; returns within about
+     * {@code timeout} whatever the store does. What is not committed by then is spilled (see the class
+     * Javadoc) and its durable futures fail. Idempotent: a second call returns at once.
+     */
+    public synchronized void close(Duration timeout) throws InterruptedException {
         if (closing) {
             return;
         }
         closing = true;
         LockSupport.unpark(writer);
         LockSupport.unpark(retention);
-        writer.join();
-        retention.join();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        writer.join(Math.max(1, timeout.toMillis()));
+        if (writer.isAlive()) {
+            abandoned = true;
+            LockSupport.unpark(writer);
+            spillPending();
+        }
+        retention.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
         if (registry != null) {
             meters.forEach(registry::remove);
+        }
+    }
+
+    /** Spills what is not committed for sure: the batch being written and the buffer. */
+    private void spillPending() {
+        List<TranscriptRecord> pending = new ArrayList<>();
+        IllegalStateException notStored = new IllegalStateException(
+                "transcript store down at shutdown: record spilled, not yet stored");
+        synchronized (handover) {
+            pending.addAll(writing); // its commit may still land: the replay skips what the store has
+            for (Object item; (item = buffer.poll()) != null; ) {
+                buffered.decrementAndGet();
+                if (item instanceof Durable d) {
+                    pending.add(d.record());
+                    d.done().completeExceptionally(notStored);
+                } else {
+                    pending.add((TranscriptRecord) item);
+                }
+            }
+        }
+        if (pending.isEmpty()) {
+            return;
+        }
+        pending.sort(Comparator.comparingLong(TranscriptRecord::seq));
+        if (spill == null) {
+            LOG.error("Transcript store down at shutdown: {} records not stored and lost (no spill directory set)",
+                    pending.size());
+            return;
+        }
+        try {
+            java.nio.file.Path file = spill.write(pending);
+            LOG.warn("Transcript store down at shutdown: {} records spilled to {}; they are written at the next start",
+                    pending.size(), file);
+        } catch (java.io.IOException | RuntimeException e) {
+            LOG.error("Transcript store down at shutdown and the spill to {} failed: {} records lost: {}",
+                    spill.dir(), pending.size(), e.toString());
         }
     }
 
@@ -444,6 +519,7 @@ public final class TranscriptWriter implements AutoCloseable {
         private Duration retentionInterval = Duration.ofMinutes(5);
         private Clock clock = Clock.systemUTC();
         private MeterRegistry meterRegistry;
+        private java.nio.file.@Nullable Path spillDirectory;
 
         private Builder(TranscriptStore store) {
             this.store = Objects.requireNonNull(store, "store");
@@ -497,12 +573,26 @@ public final class TranscriptWriter implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Where records that could not be stored before {@link #close(Duration)} returned are kept, and
+         * from where {@link #build} writes them to the store first. Default none: such records are lost.
+         */
+        public Builder spillDirectory(java.nio.file.Path dir) {
+            this.spillDirectory = Objects.requireNonNull(dir, "dir");
+            return this;
+        }
+
         public Builder meterRegistry(MeterRegistry registry) {
             this.meterRegistry = Objects.requireNonNull(registry, "registry");
             return this;
         }
 
-        /** Starts the writer (reading the store's highest sequence number first). */
+        /**
+         * Starts the writer: writes spilled records to the store first, then reads the store's highest
+         * sequence number.
+         *
+         * @throws Exception when the store cannot be read or the spilled records cannot be written (they stay)
+         */
         public TranscriptWriter build() throws Exception {
             return new TranscriptWriter(this);
         }

@@ -247,6 +247,72 @@ class TranscriptWriterTest {
         assertThat(record(second, ROOM, "b").seq()).isEqualTo(last + 1);
     }
 
+    @Test
+    @org.junit.jupiter.api.Timeout(30)
+    void closeWhileTheStoreIsDownSpillsAndTheNextWriterStoresTheSpill(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path spill = dir.resolve("spill");
+        store.failNext.set(Integer.MAX_VALUE);
+        TranscriptWriter w = TranscriptWriter.builder(store).batchSize(2).flushInterval(Duration.ofMillis(1))
+                .spillDirectory(spill).build();
+        record(w, ROOM, "a");
+        record(w, OTHER, "b");
+        var durable = w.recordDurably(ROOM, "ann", Instant.now(), "m-3", Message.text("c"), true).toCompletableFuture();
+
+        w.close(Duration.ofMillis(300)); // returns although the store never recovers
+
+        assertThatThrownBy(durable::get).hasMessageContaining("spilled, not yet stored");
+        assertThat(store.stored()).isZero();
+        List<java.nio.file.Path> files = new SpillJournal(spill).files();
+        assertThat(files).singleElement();
+        assertThat(SpillJournal.read(files.get(0))).extracting(TranscriptRecord::text).containsExactly("a", "b", "c");
+
+        store.failNext.set(0);
+        TranscriptWriter next = writer(TranscriptWriter.builder(store).spillDirectory(spill));
+        assertThat(store.inner.last(ROOM, 10, Long.MAX_VALUE)).extracting(TranscriptRecord::text, TranscriptRecord::seq,
+                TranscriptRecord::outbound, TranscriptRecord::messageId)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("a", 1L, false, ""),
+                        org.assertj.core.groups.Tuple.tuple("c", 3L, true, "m-3"));
+        assertThat(store.inner.last(OTHER, 10, Long.MAX_VALUE)).extracting(TranscriptRecord::text).containsExactly("b");
+        assertThat(new SpillJournal(spill).files()).isEmpty();
+        assertThat(record(next, ROOM, "d").seq()).isEqualTo(4);
+    }
+
+    @Test
+    @org.junit.jupiter.api.Timeout(30)
+    void aBatchStuckInTheStoreIsSpilledAndStoredOnceWhenItsCommitLandsLate(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path spill = dir.resolve("spill");
+        store.hold(); // the append blocks, as on a connection to a database that went away
+        TranscriptWriter w = TranscriptWriter.builder(store).batchSize(1).flushInterval(Duration.ofMillis(1))
+                .spillDirectory(spill).build();
+        record(w, ROOM, "stuck");
+        awaitWriting(w);
+        record(w, ROOM, "queued");
+
+        w.close(Duration.ofMillis(200));
+        store.release(); // the stuck commit lands after all
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (store.stored() < 1 && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+
+        writer(TranscriptWriter.builder(store).spillDirectory(spill));
+        assertThat(store.inner.last(ROOM, 10, Long.MAX_VALUE)).extracting(TranscriptRecord::text)
+                .containsExactly("stuck", "queued");
+    }
+
+    @Test
+    void anUnreadableSpillFileIsMovedAsideNotRetried(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Files.createDirectories(dir);
+        java.nio.file.Files.writeString(dir.resolve("transcripts-1.jsonl"), "{\"seq\": 1, \"platform\"\n");
+        writer(TranscriptWriter.builder(store).spillDirectory(dir));
+        assertThat(store.stored()).isZero();
+        assertThat(dir.resolve("transcripts-1.jsonl.corrupt")).exists();
+        assertThat(new SpillJournal(dir).files()).isEmpty();
+    }
+
     private void awaitStored(int n) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (store.stored() < n && System.nanoTime() < deadline) {
