@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -203,14 +204,31 @@ final class JdbcKvStore implements KvStore, AutoCloseable {
         return hits;
     }
 
-    /** Commits every queued write, then refuses new calls. */
+    /** {@link #close(long)} with 10 s. */
     @Override
     public void close() {
+        close(TimeUnit.SECONDS.toNanos(10));
+    }
+
+    /**
+     * Commits every queued write, waiting at most {@code timeoutNanos} (writes still queued then fail), then
+     * refuses new calls; reads still running are interrupted at the timeout.
+     */
+    void close(long timeoutNanos) {
         if (closed) {
             return;
         }
-        writer.close();
+        long deadline = System.nanoTime() + timeoutNanos;
+        writer.close(timeoutNanos);
         closed = true;
-        readExecutor.close();
+        readExecutor.shutdown();
+        try {
+            if (!readExecutor.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                readExecutor.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            readExecutor.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
     }
 }

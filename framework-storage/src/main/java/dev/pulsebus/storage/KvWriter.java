@@ -48,6 +48,8 @@ final class KvWriter {
     private final FailureLog failures = new FailureLog(LOG, "KV write batch");
     private final Thread thread;
     private volatile boolean closed;
+    /** Set when close stopped waiting: the thread fails what is queued instead of committing it. */
+    private volatile boolean abandoned;
     private long nextSweep;
     private @Nullable Session session; // the writer thread's own: statements stay prepared between batches
 
@@ -102,6 +104,11 @@ final class KvWriter {
         WriterThread.mark();
         List<KvWrite> batch = new ArrayList<>(maxBatch);
         while (true) {
+            if (abandoned) {
+                failQueued();
+                dropSession();
+                return;
+            }
             KvWrite first = spinPoll();
             if (first == null) {
                 try {
@@ -212,16 +219,29 @@ final class KvWriter {
         return total;
     }
 
-    /** Stops taking writes, commits what is queued, and waits for the thread to end. */
-    void close() {
+    /**
+     * Stops taking writes and commits what is queued, waiting at most {@code timeoutNanos} for that (the
+     * database may be down). Writes still queued then fail their futures: none of them was acknowledged,
+     * so nothing acknowledged is lost. A commit in flight at that moment still completes its own writes.
+     */
+    void close(long timeoutNanos) {
         closed = true;
         try {
-            thread.join();
+            thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos)));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        if (thread.isAlive()) {
+            abandoned = true;
+            LOG.warn("KV writes not committed within the shutdown timeout ({} queued): failing them, not stored",
+                    queue.size());
+        }
+        failQueued();
+    }
+
+    private void failQueued() {
         for (KvWrite w; (w = queue.poll()) != null; ) {
-            w.future().completeExceptionally(new KvException("KV store is closed"));
+            KvWrite.fail(w.future(), new KvException("KV store closed before the write was made: not stored"));
         }
     }
 }

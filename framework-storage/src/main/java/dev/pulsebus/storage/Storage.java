@@ -132,11 +132,20 @@ public final class Storage implements AutoCloseable {
         }
     }
 
-    /** Commits queued KV writes, then closes the connection pool. Idempotent. */
+    /** {@link #close(Duration)} with 10 s. */
     @Override
     public void close() {
+        close(Duration.ofSeconds(10));
+    }
+
+    /**
+     * Commits queued KV writes, then closes the connection pool. When the database does not take the
+     * writes within {@code timeout} (it is down), those still queued fail their futures (none was
+     * acknowledged) and the pool is closed anyway. Idempotent.
+     */
+    public void close(Duration timeout) {
         health.close();
-        kv.close();
+        kv.close(timeout.toNanos());
         if (checkpointer != null) {
             checkpointer.close();
         }

@@ -167,4 +167,36 @@ class StorageFailureTest {
             }
         }
     }
+
+    /**
+     * Closing while the database is down returns at its timeout, not after every queued write has had its
+     * turn: 20 single-write batches at 2 s each would take 40 s. The writes still queued fail their
+     * futures (none was acknowledged); none is left hanging.
+     */
+    @Test
+    @Timeout(value = 20, unit = TimeUnit.SECONDS)
+    void closingWhileTheDatabaseIsDownReturnsInTimeAndFailsTheQueuedWrites() throws Exception {
+        Backend.POSTGRESQL.assumeAvailable();
+        try (Backend.Place place = Backend.POSTGRESQL.newPlace(); TcpProxy proxy = new TcpProxy(5432)) {
+            String url = place.jdbcUrl().replace("127.0.0.1:5432", "127.0.0.1:" + proxy.port());
+            Storage storage = Storage.builder().jdbcUrl(url).connectionTimeout(Duration.ofSeconds(2))
+                    .maxWriteBatch(1).cacheSize(0).open();
+            Kv kv = storage.kv().namespace("m");
+            kv.set("before", "v");
+            proxy.cut();
+            List<java.util.concurrent.CompletableFuture<Void>> writes = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                writes.add(kv.setAsync("during" + i, "x", null).toCompletableFuture());
+            }
+
+            storage.close(Duration.ofMillis(500));
+
+            java.util.concurrent.CompletableFuture.allOf(writes.toArray(new java.util.concurrent.CompletableFuture[0]))
+                    .handle((v, e) -> null).get(5, TimeUnit.SECONDS);
+            assertThat(writes).allSatisfy(w -> assertThat(w).isCompletedExceptionally());
+            assertThat(writes.get(writes.size() - 1)).failsWithin(Duration.ZERO)
+                    .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                    .withMessageContaining("not stored");
+        }
+    }
 }
