@@ -86,6 +86,8 @@ public final class TranscriptWriter implements AutoCloseable {
     private final LongAdder failures = new LongAdder();
     /** The batch being written: neither in the buffer nor yet in the store, still visible to history. */
     private volatile List<TranscriptRecord> writing = List.of();
+    /** Who waits for {@link #writing}'s commit: failed by a close that gives up on it. */
+    private volatile List<CompletableFuture<TranscriptRecord>> writingWaiters = List.of();
     private volatile boolean healthy = true;
     private volatile boolean closing;
     /** Set when close gave up waiting: the writer stops retrying, what it holds is spilled instead. */
@@ -287,6 +289,7 @@ public final class TranscriptWriter implements AutoCloseable {
                 }
             }
             writing = batch;
+            writingWaiters = waiters.isEmpty() ? List.of() : List.copyOf(waiters);
         }
     }
 
@@ -307,6 +310,7 @@ public final class TranscriptWriter implements AutoCloseable {
                 healthy = true;
                 synchronized (handover) { // readers iterate `writing` under the lock: none is in the batch now
                     writing = List.of();
+                    writingWaiters = List.of();
                 }
                 return true;
             } catch (Throwable t) {
@@ -462,6 +466,7 @@ public final class TranscriptWriter implements AutoCloseable {
                 "transcript store down at shutdown: record spilled, not yet stored");
         synchronized (handover) {
             pending.addAll(writing); // its commit may still land: the replay skips what the store has
+            writingWaiters.forEach(w -> w.completeExceptionally(notStored)); // not acknowledged, whatever lands
             for (Object item; (item = buffer.poll()) != null; ) {
                 buffered.decrementAndGet();
                 if (item instanceof Durable d) {

@@ -286,11 +286,13 @@ class TranscriptWriterTest {
         store.hold(); // the append blocks, as on a connection to a database that went away
         TranscriptWriter w = TranscriptWriter.builder(store).batchSize(1).flushInterval(Duration.ofMillis(1))
                 .spillDirectory(spill).build();
-        record(w, ROOM, "stuck");
+        var stuck = w.recordDurably(ROOM, "ann", Instant.now(), "", Message.text("stuck"), false).toCompletableFuture();
         awaitWriting(w);
         record(w, ROOM, "queued");
 
         w.close(Duration.ofMillis(200));
+        assertThatThrownBy(stuck::get).as("not acknowledged: its commit may or may not land")
+                .hasMessageContaining("spilled, not yet stored");
         store.release(); // the stuck commit lands after all
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (store.stored() < 1 && System.nanoTime() < deadline) {
