@@ -18,6 +18,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -295,12 +296,20 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
         return transcripts;
     }
 
-    /** Stops the adapters, then writes and closes the transcripts. Idempotent. */
+    /** {@link #close(Duration)} with 10 s for the transcripts. */
     @Override
     public void close() throws Exception {
+        close(Duration.ofSeconds(10));
+    }
+
+    /**
+     * Stops the adapters, then writes and closes the transcripts, giving them at most {@code timeout}
+     * ({@link TranscriptWriter#close(Duration)}: what is not stored by then is spilled). Idempotent.
+     */
+    public void close(Duration timeout) throws Exception {
         stopAdapters();
         if (transcripts != null) {
-            transcripts.close();
+            transcripts.close(timeout);
         }
         if (registry != null) {
             meters.forEach(registry::remove);

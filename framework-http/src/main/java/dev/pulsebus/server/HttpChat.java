@@ -38,6 +38,7 @@ final class HttpChat implements Adapter {
     static final String PLATFORM = "http";
     static final String BOT_USER = "bot";
     static final int LANES = 16;
+    static final long STOP_WAIT_MILLIS = 5_000;
     private static final Logger LOG = LoggerFactory.getLogger(HttpChat.class);
 
     private final TranscriptWriter transcripts;
@@ -81,7 +82,11 @@ final class HttpChat implements Adapter {
         }
     }
 
-    /** Refuses new says, lets each lane finish what it holds, and returns when they have. */
+    /**
+     * Refuses new says, lets each lane finish what it holds, and returns when they have, or after
+     * {@link #STOP_WAIT_MILLIS} in all (a handler stuck on a database that is down must not hold up the
+     * shutdown; what it does later is refused by the closed transcripts).
+     */
     @Override
     public void stop() throws InterruptedException {
         for (Lane lane : lanes) {
@@ -90,22 +95,32 @@ final class HttpChat implements Adapter {
                 lane.thread.interrupt();
             }
         }
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(STOP_WAIT_MILLIS);
         for (Lane lane : lanes) {
             if (lane.thread != null) {
-                lane.thread.join();
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || !lane.thread.join(java.time.Duration.ofNanos(left))) {
+                    LOG.warn("An HTTP chat lane is still handling a message after {} ms; shutting down anyway",
+                            STOP_WAIT_MILLIS);
+                    return;
+                }
             }
         }
     }
 
     /**
      * Stores what {@code user} said in {@code room}; completes with its record once committed, or with
-     * null when the room's lane is full (nothing stored).
+     * null when the room's lane is full (nothing stored). Fails at once while the store is failing.
      */
     CompletionStage<TranscriptRecord> say(String room, String user, String text) {
         Lane lane = lanes[Math.floorMod(room.hashCode(), LANES)];
         if (lane.stopping || lane.queue.remainingCapacity() == 0) {
             refused.increment();
             return CompletableFuture.completedFuture(null);
+        }
+        if (!transcripts.healthy()) { // the store is failing: say so now rather than keep the client waiting
+            return CompletableFuture.failedFuture(new IllegalStateException(
+                    "the message store is down; try again later"));
         }
         String id = idPrefix + ids.incrementAndGet();
         Message message = Message.text(text);

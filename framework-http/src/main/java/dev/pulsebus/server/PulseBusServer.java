@@ -81,78 +81,116 @@ public final class PulseBusServer implements AutoCloseable {
     private final ServerInitializer initializer;
     private final Channel listener;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Everything opened, closed newest first at shutdown and on a failed start. */
+    private final Opened opened = new Opened();
     private volatile @Nullable LastHealth lastHealth;
     private final java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
 
     private PulseBusServer(ServerConfig config) throws Exception {
         this.config = config;
         this.instance = config.instance().isEmpty() ? defaultInstance() : config.instance();
-        this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        this.jvmMeters = new JvmMeters(registry); // bound once it listens
-
-        Storage.Builder sb = Storage.builder().dataDir(config.dataDir()).synchronous(config.synchronous())
-                .cacheSize(config.cacheSize()).meterRegistry(registry);
-        if (!config.jdbcUrl().isEmpty()) {
-            sb.jdbcUrl(config.jdbcUrl()).username(emptyToNull(config.username())).password(emptyToNull(config.password()));
-        }
-        this.storage = sb.open();
-        this.bus = EventBus.builder().meterRegistry(registry).build();
-        this.commands = CommandRouter.builder().meterRegistry(registry).quotaStore(storage.quotas())
-                .replyToUnknown(true).build();
-        // overflowWait 0: a say runs on a Netty I/O thread and must not wait for room; a full buffer
-        // drops the oldest record, whose say then gets 503 instead of 201.
-        this.transcripts = TranscriptWriter.builder(storage.transcripts()).keepPerChat(config.keepPerChat())
-                .maxAge(Duration.ofDays(config.maxAgeDays())).overflowWait(Duration.ZERO).meterRegistry(registry).build();
-        this.polls = new LongPollRooms(work);
-        this.chat = new HttpChat(transcripts, polls, Clock.systemUTC(), instance, config.maxPendingMessages());
-        polls.reader((room, after, limit) -> {
-            List<TranscriptRecord> recent = chat.recent.after(room, after, limit);
-            return recent != null ? recent
-                    : newerThan(transcripts.history(HttpChat.room(room), limit, Long.MAX_VALUE), after);
-        });
-        this.pipeline = MessagePipeline.builder(bus).commands(commands).adapter(chat).transcripts(transcripts)
-                .recordWhen(c -> !HttpChat.PLATFORM.equals(c.platform())) // the http platform records its own
-                .meterRegistry(registry).build();
-        pipeline.start();
-        this.liveConfig = Config.builder(config.file()).optional(true).onChange(bus::publish).build();
-        this.modules = ModuleHost.builder(bus, commands).pipeline(pipeline).kv(storage.kv()).config(liveConfig)
-                .routes(routes).migrator(storage::migrate).meterRegistry(registry).build();
-        loadModules();
-
-        HttpHandler handler = new HttpHandler(config, chat, polls, work, config.metricsEnabled() ? registry : null,
-                registry, jvmMeters::await, this::health, routes);
-        this.initializer = new ServerInitializer(config, handler);
-        bindMeters();
-        boolean epoll = Epoll.isAvailable();
-        IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-        Class<? extends ServerChannel> channel = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
-        this.boss = new MultiThreadIoEventLoopGroup(1, io);
-        this.workers = new MultiThreadIoEventLoopGroup(Runtime.getRuntime().availableProcessors(), io);
+        long shutdownNanos = TimeUnit.MILLISECONDS.toNanos(config.shutdownTimeoutMs());
         try {
-            this.listener = new ServerBootstrap().group(boss, workers).channel(channel)
-                    .option(ChannelOption.SO_BACKLOG, 1024)
-                    .childOption(ChannelOption.TCP_NODELAY, true)
-                    .childHandler(initializer)
-                    .bind(config.host(), config.port()).sync().channel();
-        } catch (Exception e) {
-            // Nothing listens: release what was started (an embedding program or a test goes on running).
-            boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-            workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-            step("pipeline", pipeline::close);
-            step("modules", modules::close);
-            step("configuration", liveConfig::close);
-            step("bus", bus::close);
-            step("storage", storage::close);
-            step("workers", work::close);
-            step("meters", () -> {
+            this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            this.jvmMeters = new JvmMeters(registry); // bound once it listens
+            opened.add("meters", () -> {
                 jvmMeters.close();
                 registry.close();
             });
-            throw new ConfigException("cannot listen on " + config.host() + ":" + config.port() + ": " + e.getMessage(), e);
+            opened.add("workers", left -> {
+                work.shutdown();
+                if (!work.awaitTermination(left, TimeUnit.NANOSECONDS)) {
+                    work.shutdownNow();
+                }
+            });
+            boolean epoll = Epoll.isAvailable();
+            IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+            this.boss = new MultiThreadIoEventLoopGroup(1, io);
+            this.workers = new MultiThreadIoEventLoopGroup(Runtime.getRuntime().availableProcessors(), io);
+            opened.add("event loops", left -> {
+                // at least half a second, even past the deadline: answers written by the steps before
+                // (a say that was spilled gets its 503) go out before the connections close
+                long ms = Math.max(500, TimeUnit.NANOSECONDS.toMillis(left));
+                workers.shutdownGracefully(Math.min(100, ms), Math.min(5000, ms), TimeUnit.MILLISECONDS)
+                        .awaitUninterruptibly(ms);
+                boss.shutdownGracefully(0, Math.min(1000, ms), TimeUnit.MILLISECONDS).awaitUninterruptibly(ms);
+            });
+
+            Storage.Builder sb = Storage.builder().dataDir(config.dataDir()).synchronous(config.synchronous())
+                    .cacheSize(config.cacheSize()).meterRegistry(registry);
+            if (!config.jdbcUrl().isEmpty()) {
+                sb.jdbcUrl(config.jdbcUrl()).username(emptyToNull(config.username()))
+                        .password(emptyToNull(config.password()));
+            }
+            this.storage = sb.open();
+            opened.add("storage", left -> storage.close(Duration.ofNanos(left - reserve(left))));
+            this.bus = EventBus.builder().meterRegistry(registry).build();
+            opened.add("bus", bus);
+            this.commands = CommandRouter.builder().meterRegistry(registry).quotaStore(storage.quotas())
+                    .replyToUnknown(true).build();
+            this.liveConfig = Config.builder(config.file()).optional(true).onChange(bus::publish).build();
+            opened.add("configuration", liveConfig); // writes pending runtime values
+            // overflowWait 0: a say runs on a Netty I/O thread and must not wait for room; a full buffer
+            // drops the oldest record, whose say then gets 503 instead of 201. Records spilled at the last
+            // shutdown are stored here, before the server listens.
+            this.transcripts = TranscriptWriter.builder(storage.transcripts()).keepPerChat(config.keepPerChat())
+                    .maxAge(Duration.ofDays(config.maxAgeDays())).overflowWait(Duration.ZERO)
+                    .spillDirectory(config.dataDir().resolve("spill")).meterRegistry(registry).build();
+            opened.add("transcripts", left -> transcripts.close(Duration.ofNanos(left - reserve(left))));
+            this.polls = new LongPollRooms(work);
+            this.chat = new HttpChat(transcripts, polls, Clock.systemUTC(), instance, config.maxPendingMessages());
+            polls.reader((room, after, limit) -> {
+                List<TranscriptRecord> recent = chat.recent.after(room, after, limit);
+                return recent != null ? recent
+                        : newerThan(transcripts.history(HttpChat.room(room), limit, Long.MAX_VALUE), after);
+            });
+            this.pipeline = MessagePipeline.builder(bus).commands(commands).adapter(chat).transcripts(transcripts)
+                    .recordWhen(c -> !HttpChat.PLATFORM.equals(c.platform())) // the http platform records its own
+                    .meterRegistry(registry).build();
+            // transcripts flush: within the time left, but what the storage and event loops after it need
+            opened.add("pipeline", left -> pipeline.close(Duration.ofNanos(left - reserve(left))));
+            this.modules = ModuleHost.builder(bus, commands).pipeline(pipeline).kv(storage.kv()).config(liveConfig)
+                    .routes(routes).migrator(storage::migrate).meterRegistry(registry).build();
+            opened.add("modules", modules); // newest first; onUnload may still send
+            loadModules();
+            pipeline.start(); // events flow once the modules are loaded
+            opened.add("adapters", pipeline::stopAdapters); // room lanes drain; their replies are recorded
+            opened.add("answer waiting polls", polls::releaseAll);
+
+            HttpHandler handler = new HttpHandler(config, chat, polls, work, config.metricsEnabled() ? registry : null,
+                    registry, jvmMeters::await, this::health, routes);
+            this.initializer = new ServerInitializer(config, handler);
+            bindMeters();
+            Class<? extends ServerChannel> channel = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+            try {
+                this.listener = new ServerBootstrap().group(boss, workers).channel(channel)
+                        .option(ChannelOption.SO_BACKLOG, 1024)
+                        .childOption(ChannelOption.TCP_NODELAY, true)
+                        .childHandler(initializer)
+                        .bind(config.host(), config.port()).sync().channel();
+            } catch (Exception e) {
+                throw new ConfigException("cannot listen on " + config.host() + ":" + config.port() + ": "
+                        + e.getMessage(), e);
+            }
+            opened.add("stop accepting", left -> listener.close()
+                    .awaitUninterruptibly(Math.min(TimeUnit.SECONDS.toNanos(5), left), TimeUnit.NANOSECONDS));
+            jvmMeters.start();
+            LOG.info("PulseBus {} listening on {} ({}, {} modules, storage {})", VERSION, url(),
+                    epoll ? "epoll" : "nio", modules.loaded().size(), storage.backend());
+        } catch (Exception | Error e) {
+            // Not started: release what was opened, newest first (an embedding program or a test goes on).
+            closed.set(true);
+            opened.closeAll(shutdownNanos);
+            throw e;
         }
-        jvmMeters.start();
-        LOG.info("PulseBus {} listening on {} ({}, {} modules, storage {})", VERSION, url(),
-                epoll ? "epoll" : "nio", modules.loaded().size(), storage.backend());
+    }
+
+    /**
+     * What a step that closes something the store needs keeps back for the steps after it: a fifth of the
+     * time left, at most 2 s (the storage's pool and the event loops close quickly when nothing is stuck).
+     */
+    private static long reserve(long nanosLeft) {
+        return Math.min(nanosLeft / 5, TimeUnit.SECONDS.toNanos(2));
     }
 
     /**
@@ -279,9 +317,12 @@ public final class PulseBusServer implements AutoCloseable {
     }
 
     /**
-     * Shuts down gracefully (idempotent): stop accepting connections, answer parked polls (204), let
-     * the messages already stored be handled and their replies recorded, flush transcripts and KV writes,
-     * close storage, then the event loops.
+     * Shuts down gracefully (idempotent), closing what the start opened newest first: stop accepting
+     * connections, answer parked polls (204), let the messages already stored be handled and their replies
+     * recorded, unload the modules, flush transcripts and KV writes, close storage, then the event loops.
+     * Returns within about {@code server.shutdown_timeout_ms} whatever the database does: transcripts it
+     * did not take are spilled to {@code data/spill/} and stored at the next start; KV writes it did not
+     * take fail their futures.
      */
     @Override
     public void close() {
@@ -302,39 +343,10 @@ public final class PulseBusServer implements AutoCloseable {
         }
         try {
             LOG.info("PulseBus shutting down");
-            step("stop accepting", () -> listener.close().awaitUninterruptibly(5, TimeUnit.SECONDS));
-            step("answer waiting polls", polls::releaseAll);
-            step("adapters", pipeline::stopAdapters); // room lanes drain; their replies are recorded
-            step("modules", modules::close); // newest first; onUnload may still send
-            step("pipeline", pipeline::close); // transcripts flush
-            step("configuration", liveConfig::close); // writes pending runtime values
-            step("bus", bus::close);
-            step("storage", storage::close);
-            step("event loops", () -> {
-                workers.shutdownGracefully(100, 5000, TimeUnit.MILLISECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
-                boss.shutdownGracefully(0, 1000, TimeUnit.MILLISECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
-            });
-            step("workers", work::close);
-            step("meters", () -> {
-                jvmMeters.close();
-                registry.close();
-            });
+            opened.closeAll(TimeUnit.MILLISECONDS.toNanos(config.shutdownTimeoutMs()));
             LOG.info("PulseBus stopped");
         } finally {
             stopped.countDown();
-        }
-    }
-
-    private interface Step {
-        void run() throws Exception;
-    }
-
-    /** One shutdown step: a failure is logged and the next step runs anyway. */
-    private static void step(String what, Step step) {
-        try {
-            step.run();
-        } catch (Exception | LinkageError e) {
-            LOG.warn("Shutdown step '{}' failed; going on: {}", what, e.toString());
         }
     }
 

@@ -9,6 +9,7 @@ import java.text.DateFormatSymbols;
 import java.util.Calendar;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.LoggerFactory;
 import sun.misc.Signal;
 
@@ -27,6 +28,9 @@ public final class ServerMain {
               --help           this text
             Environment: PULSEBUS_<SECTION>_<KEY> overrides a setting, e.g. PULSEBUS_SERVER_PORT=9090.
             """;
+
+    /** How long past its timeout a shutdown may take before the process exits without it. */
+    static final long SHUTDOWN_GRACE_MILLIS = 5_000;
 
     private ServerMain() {
     }
@@ -83,8 +87,10 @@ public final class ServerMain {
             LoggerFactory.getLogger(ServerMain.class).debug("start failed", e);
             return 1;
         }
+        CountDownLatch signalled = new CountDownLatch(1);
         CountDownLatch stopped = new CountDownLatch(1);
         Runnable stop = () -> {
+            signalled.countDown();
             try {
                 server.close(); // a second signal's close waits for the first one's
             } finally {
@@ -98,7 +104,14 @@ public final class ServerMain {
                 + "  (try: curl " + server.url() + "/health)");
         System.out.flush();
         try {
-            stopped.await();
+            signalled.await();
+            // close keeps to server.shutdown_timeout_ms; this bounds a step that does not (a module's
+            // onUnload that never returns): the process exits anyway, saying so.
+            if (!stopped.await(config.shutdownTimeoutMs() + SHUTDOWN_GRACE_MILLIS, TimeUnit.MILLISECONDS)) {
+                System.err.println("pulsebus: shutdown did not finish within server.shutdown_timeout_ms ("
+                        + config.shutdownTimeoutMs() + " ms) + " + SHUTDOWN_GRACE_MILLIS + " ms; exiting anyway");
+                return 1;
+            }
         } catch (InterruptedException e) {
             server.close();
         }

@@ -31,8 +31,8 @@ class StorageDownTest {
     @TempDir
     Path dir;
 
-    @Test
-    void healthReportsStorageDownAndTheServerRecovers() throws Exception {
+    /** A schema of this test's own on the PostgreSQL server; skips the test when there is none. */
+    private static String newSchema() {
         String schema = "pb_" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
         try (Connection c = DriverManager.getConnection(ADMIN)) {
             c.createStatement().execute("CREATE SCHEMA " + schema);
@@ -40,6 +40,18 @@ class StorageDownTest {
             System.err.println("[pulsebus] StorageDownTest skipped: no PostgreSQL at " + ADMIN + " (" + e.getMessage() + ")");
             assumeTrue(false, "no PostgreSQL at " + ADMIN);
         }
+        return schema;
+    }
+
+    private static void dropSchema(String schema) throws SQLException {
+        try (Connection c = DriverManager.getConnection(ADMIN)) {
+            c.createStatement().execute("DROP SCHEMA " + schema + " CASCADE");
+        }
+    }
+
+    @Test
+    void healthReportsStorageDownAndTheServerRecovers() throws Exception {
+        String schema = newSchema();
         try (TcpProxy proxy = new TcpProxy(5432)) {
             String url = ADMIN.replace("127.0.0.1:5432", "127.0.0.1:" + proxy.port()) + "&currentSchema=" + schema;
             try (TestServer t = new TestServer(dir, "", "jdbc_url = \"" + url + "\"\n")) {
@@ -70,9 +82,44 @@ class StorageDownTest {
                 assertThat(history).extracting(m -> m.get("text").asText()).contains("before", "after");
             }
         } finally {
-            try (Connection c = DriverManager.getConnection(ADMIN)) {
-                c.createStatement().execute("DROP SCHEMA " + schema + " CASCADE");
+            dropSchema(schema);
+        }
+    }
+
+    /**
+     * Closing while the database is down returns within server.shutdown_timeout_ms (it hung before: the
+     * transcript writer retried for ever), and the say that was accepted but not stored is spilled under
+     * the data directory and stored by the next start, before it serves.
+     */
+    @Test
+    void closeDuringAnOutageReturnsInTimeAndTheNextStartStoresWhatWasSpilled() throws Exception {
+        String schema = newSchema();
+        try (TcpProxy proxy = new TcpProxy(5432)) {
+            String storage = "jdbc_url = \"" + ADMIN.replace("127.0.0.1:5432", "127.0.0.1:" + proxy.port())
+                    + "&currentSchema=" + schema + "\"\n";
+            TestServer t = new TestServer(dir, "shutdown_timeout_ms = 2000\n", storage);
+            java.util.concurrent.CompletableFuture<HttpResponse<String>> during;
+            try {
+                assertThat(t.say("r", "ann", "before").statusCode()).isEqualTo(201);
+                proxy.cut();
+                during = t.client.sendAsync(java.net.http.HttpRequest.newBuilder(t.uri("/api/rooms/r/messages"))
+                        .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"user\":\"ann\",\"text\":\"during\"}"))
+                        .build(), HttpResponse.BodyHandlers.ofString());
+                Thread.sleep(500); // the writer has tried and failed by now
+            } finally {
+                t.server.close(); // returns: the test's timeout would catch a hang
             }
+            assertThat(during.get(10, TimeUnit.SECONDS).statusCode()).as("not acknowledged").isEqualTo(503);
+            assertThat(dir.resolve("data/spill")).isDirectoryContaining("glob:**/transcripts-*.jsonl");
+
+            proxy.restore();
+            try (TestServer again = new TestServer(dir, "", storage)) {
+                JsonNode history = Json.MAPPER.readTree(again.get("/api/rooms/r/messages").body()).get("messages");
+                assertThat(history).extracting(m -> m.get("text").asText()).containsExactly("before", "during");
+                assertThat(dir.resolve("data/spill")).isEmptyDirectory();
+            }
+        } finally {
+            dropSchema(schema);
         }
     }
 }

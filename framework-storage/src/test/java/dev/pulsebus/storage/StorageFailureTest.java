@@ -6,10 +6,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.pulsebus.kv.Kv;
 import dev.pulsebus.kv.KvException;
+import dev.pulsebus.testing.OpenFiles;
 import dev.pulsebus.testing.TcpProxy;
-import java.io.IOException;
 import java.net.ServerSocket;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -47,7 +46,7 @@ class StorageFailureTest {
 
     @Test
     void aMigrationThatFailsIsAClearErrorAndLeavesNoConnectionOpen() throws Exception {
-        assumeTrue(Files.isDirectory(Path.of("/proc/self/fd")), "open files are read from /proc/self/fd (Linux)");
+        assumeTrue(OpenFiles.supported(), "open files are read from /proc/self/fd (Linux)");
         Path data = dir.resolve("data");
         try (Storage storage = Storage.builder().dataDir(data).open()) {
             storage.kv().namespace("m").set("k", "v");
@@ -58,35 +57,16 @@ class StorageFailureTest {
             assertThat(c.createStatement().executeUpdate("DELETE FROM " + Storage.HISTORY + " WHERE version = '"
                     + Storage.SCHEMA_VERSION + "'")).isEqualTo(1);
         }
-        assertThat(openFiles(data)).isEmpty();
+        assertThat(OpenFiles.under(data)).isEmpty();
         assertThatThrownBy(() -> Storage.builder().dataDir(data).open())
                 .isInstanceOf(StorageException.class)
                 .hasMessageContaining("cannot migrate");
-        assertThat(openFiles(data)).as("database files this process still has open").isEmpty();
+        assertThat(OpenFiles.under(data)).as("database files this process still has open").isEmpty();
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + data.resolve(Storage.SQLITE_FILE));
              ResultSet rs = c.createStatement().executeQuery("SELECT COUNT(*) FROM pulsebus_kv")) {
             rs.next();
             assertThat(rs.getInt(1)).as("the data is still there").isEqualTo(1);
         }
-    }
-
-    /** The files under {@code dir} that this process holds open, from {@code /proc/self/fd}. */
-    private static List<Path> openFiles(Path dir) throws IOException {
-        Path real = dir.toRealPath();
-        List<Path> open = new ArrayList<>();
-        try (DirectoryStream<Path> fds = Files.newDirectoryStream(Path.of("/proc/self/fd"))) {
-            for (Path fd : fds) {
-                try {
-                    Path target = Files.readSymbolicLink(fd);
-                    if (target.startsWith(real)) {
-                        open.add(target);
-                    }
-                } catch (IOException gone) {
-                    // closed since the listing
-                }
-            }
-        }
-        return open;
     }
 
     @Test

@@ -1,0 +1,64 @@
+package dev.pulsebus.server;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the server has opened, in the order it opened it, closed newest first: at shutdown, and when the
+ * start fails part way, so that a failed start leaves nothing running and the two paths cannot disagree.
+ * Each close gets the time left before a shared deadline; one that fails is logged and the next runs.
+ * Not thread-safe: the server opens on one thread and closes once.
+ */
+final class Opened {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Opened.class);
+
+    /** Closes one thing; {@code nanosLeft} is the time left before the deadline (at least 1 ms). */
+    interface Closer {
+        void close(long nanosLeft) throws Exception;
+    }
+
+    private record Entry(String what, Closer closer) {
+    }
+
+    private final List<Entry> entries = new ArrayList<>();
+
+    /** Remembers {@code closer}, to run before everything added earlier. */
+    void add(String what, Closer closer) {
+        entries.add(new Entry(what, closer));
+    }
+
+    /** Remembers a close that needs no time budget. */
+    void add(String what, AutoCloseable closeable) {
+        add(what, nanosLeft -> closeable.close());
+    }
+
+    /**
+     * Closes everything, newest first, within {@code timeoutNanos} as far as each closer keeps to its
+     * budget; forgets them. Returns the names of the steps that failed.
+     */
+    List<String> closeAll(long timeoutNanos) {
+        long deadline = System.nanoTime() + timeoutNanos;
+        List<String> failed = new ArrayList<>();
+        for (int i = entries.size() - 1; i >= 0; i--) {
+            Entry e = entries.get(i);
+            long left = Math.max(TimeUnit.MILLISECONDS.toNanos(1), deadline - System.nanoTime());
+            try {
+                e.closer.close(left);
+            } catch (Exception | LinkageError ex) {
+                failed.add(e.what);
+                LOG.warn("Shutdown step '{}' failed; going on: {}", e.what, ex.toString());
+            }
+        }
+        entries.clear();
+        return failed;
+    }
+
+    /** The steps, oldest first (for tests and logs). */
+    List<String> steps() {
+        return entries.stream().map(Entry::what).toList();
+    }
+}
