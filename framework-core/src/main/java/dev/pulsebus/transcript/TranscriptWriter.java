@@ -46,8 +46,8 @@ import org.slf4j.LoggerFactory;
  * {@code pulsebus_transcripts_dropped_total} and warned about at most every 10 s.
  *
  * <h2>Store failures</h2>
- * A batch that fails to commit (database down, disk full) is retried with backoff, in order, and stays
- * readable through {@link #history}; nothing acknowledged is lost. {@link #healthy()} is false meanwhile.
+ * A batch that fails to commit (database down, disk full) is retried with backoff (50 ms doubling to 1 s),
+ * in order, and stays readable through {@link #history}; nothing acknowledged is lost. {@link #healthy()} is false meanwhile.
  *
  * <h2>Closing while the store is down</h2>
  * {@link #close(Duration)} waits at most its timeout for the buffer to be written. What is still not
@@ -64,6 +64,12 @@ public final class TranscriptWriter implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(TranscriptWriter.class);
     private static final long WARN_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /**
+     * The longest wait between retries of a failed batch: the store's recovery is noticed within it (says
+     * are refused while the writer is unhealthy), and one attempt a second costs a down database nothing.
+     */
+    private static final long FIRST_RETRY_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    private static final long MAX_RETRY_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final TranscriptStore store;
     private final int capacity;
@@ -87,7 +93,7 @@ public final class TranscriptWriter implements AutoCloseable {
     /** The batch being written: neither in the buffer nor yet in the store, still visible to history. */
     private volatile List<TranscriptRecord> writing = List.of();
     /** Who waits for {@link #writing}'s commit: failed by a close that gives up on it. */
-    private volatile List<CompletableFuture<TranscriptRecord>> writingWaiters = List.of();
+    private volatile List<Durable> writingWaiters = List.of();
     private volatile boolean healthy = true;
     private volatile boolean closing;
     /** Set when close gave up waiting: the writer stops retrying, what it holds is spilled instead. */
@@ -106,7 +112,24 @@ public final class TranscriptWriter implements AutoCloseable {
     /** Held by the writer while it moves records out of the buffer, and by readers of buffer and batch. */
     private final Object handover = new Object();
 
-    private record Durable(TranscriptRecord record, CompletableFuture<TranscriptRecord> done) {
+    /**
+     * A record someone waits for: {@code then} runs on the writer once it is committed, and {@code answer}
+     * completes with its result. {@code answer} may fail earlier, when the record's first commit fails (its
+     * caller is not kept waiting for a store that is down); the record is still retried and {@code then}
+     * still runs once it commits.
+     */
+    private record Durable(TranscriptRecord record, Function<? super TranscriptRecord, ?> then,
+                           CompletableFuture<Object> answer) {
+        void committed() {
+            Object value;
+            try {
+                value = then.apply(record);
+            } catch (Throwable t) {
+                answer.completeExceptionally(t);
+                return;
+            }
+            answer.complete(value);
+        }
     }
 
     private TranscriptWriter(Builder b) throws Exception {
@@ -163,23 +186,29 @@ public final class TranscriptWriter implements AutoCloseable {
      * its result: what must follow each commit in the order of the records (keeping them in memory,
      * answering waiters) goes here. A callback attached to a returned future instead runs on the attaching
      * thread when the commit came first, after a newer record's. {@code then} must be quick, it holds up
-     * the next commit; when it throws, or the record is not stored, the future fails and {@code then} is
-     * not (or no longer) run.
+     * the next commit; when it throws, the future fails. When the record's first commit fails (the store
+     * is down), the future fails at once, saying the record is kept: it is retried, and {@code then} runs
+     * when it commits. A record dropped from a full buffer or spilled at close is not stored by this writer:
+     * the future fails and {@code then} never runs.
      */
     public <T> CompletionStage<T> recordDurably(ChatRef chat, String userId, Instant time, String messageId,
                                                 Message message, boolean outbound,
                                                 Function<? super TranscriptRecord, ? extends T> then) {
-        CompletableFuture<TranscriptRecord> done = new CompletableFuture<>();
-        CompletableFuture<T> result = done.thenApply(then); // attached before the record can commit
+        CompletableFuture<Object> answer = new CompletableFuture<>();
         synchronized (order) {
             TranscriptRecord r = new TranscriptRecord(seq.incrementAndGet(), chat, userId, time, messageId, message,
                     outbound);
-            enqueue(new Durable(r, done));
+            enqueue(new Durable(r, then, answer));
+        }
+        if (!healthy) { // the store is failing: kept like any record, but its caller is not kept waiting
+            answer.completeExceptionally(failing(null));
         }
         // Someone waits: write now instead of at the flush interval. Records that arrive while this
         // batch commits go into the next one (group commit).
         flushRequests.incrementAndGet();
         LockSupport.unpark(writer);
+        @SuppressWarnings("unchecked") // answer completes only with then's result
+        CompletionStage<T> result = (CompletionStage<T>) (CompletionStage<?>) answer;
         return result;
     }
 
@@ -222,7 +251,7 @@ public final class TranscriptWriter implements AutoCloseable {
     private void drop(Object item) {
         dropped.increment();
         if (item instanceof Durable d) {
-            d.done().completeExceptionally(new IllegalStateException(
+            d.answer().completeExceptionally(new IllegalStateException(
                     "transcript buffer full: record " + d.record().seq() + " dropped before it was stored"));
         }
         long now = System.nanoTime();
@@ -237,8 +266,7 @@ public final class TranscriptWriter implements AutoCloseable {
 
     private void writeLoop() {
         List<TranscriptRecord> batch = new ArrayList<>(batchSize);
-        List<CompletableFuture<TranscriptRecord>> waiters = new ArrayList<>();
-        List<TranscriptRecord> waiting = new ArrayList<>();
+        List<Durable> waiters = new ArrayList<>();
         long lastWrite = System.nanoTime();
         long served = 0;
         for (;;) {
@@ -251,20 +279,16 @@ public final class TranscriptWriter implements AutoCloseable {
                 continue;
             }
             served = requested;
-            drain(batch, waiters, waiting);
+            drain(batch, waiters);
             if (!batch.isEmpty()) {
-                if (!writeWithRetry(batch)) { // abandoned: close spills the batch and the buffer
-                    IllegalStateException notStored = new IllegalStateException(
-                            "transcript store down at shutdown: record spilled, not yet stored");
-                    waiters.forEach(w -> w.completeExceptionally(notStored));
+                if (!writeWithRetry(batch, waiters)) { // abandoned: close spilled the batch and failed its waiters
                     return;
                 }
                 for (int i = 0; i < waiters.size(); i++) {
-                    waiters.get(i).complete(waiting.get(i));
+                    waiters.get(i).committed();
                 }
                 batch.clear(); // no longer `writing` (see writeWithRetry): reused, not a new list per batch
                 waiters.clear();
-                waiting.clear();
             }
             lastWrite = System.nanoTime();
             if (closing && buffered.get() == 0) {
@@ -274,16 +298,14 @@ public final class TranscriptWriter implements AutoCloseable {
     }
 
     /** Moves up to a batch from the buffer to {@code writing}; history never sees a record in between. */
-    private void drain(List<TranscriptRecord> batch, List<CompletableFuture<TranscriptRecord>> waiters,
-                       List<TranscriptRecord> waiting) {
+    private void drain(List<TranscriptRecord> batch, List<Durable> waiters) {
         synchronized (handover) {
             Object item;
             while (batch.size() < batchSize && (item = buffer.poll()) != null) {
                 buffered.decrementAndGet();
                 if (item instanceof Durable d) {
                     batch.add(d.record());
-                    waiters.add(d.done());
-                    waiting.add(d.record());
+                    waiters.add(d);
                 } else {
                     batch.add((TranscriptRecord) item);
                 }
@@ -293,9 +315,12 @@ public final class TranscriptWriter implements AutoCloseable {
         }
     }
 
-    /** Returns once {@code batch} committed (true), or when close gave up on it (false). */
-    private boolean writeWithRetry(List<TranscriptRecord> batch) {
-        long backoff = TimeUnit.MILLISECONDS.toNanos(50);
+    /**
+     * Returns once {@code batch} committed (true), or when close gave up on it (false). At its first failure,
+     * the answers of its {@code waiters} fail: they are not kept waiting for a store that is down.
+     */
+    private boolean writeWithRetry(List<TranscriptRecord> batch, List<Durable> waiters) {
+        long backoff = FIRST_RETRY_BACKOFF_NANOS;
         for (;;) {
             if (abandoned) {
                 return false;
@@ -315,14 +340,39 @@ public final class TranscriptWriter implements AutoCloseable {
                 return true;
             } catch (Throwable t) {
                 failures.increment();
-                if (healthy) {
+                boolean first = healthy;
+                healthy = false; // before the answers fail: a durable record recorded from now on fails itself
+                if (backoff == FIRST_RETRY_BACKOFF_NANOS) {
+                    failAnswers(waiters, failing(t));
+                }
+                if (first) {
                     LOG.error("Transcript store failed to write a batch of {}; keeping it and retrying", batch.size(), t);
                 }
-                healthy = false;
                 LockSupport.parkNanos(backoff);
-                backoff = Math.min(backoff * 2, TimeUnit.SECONDS.toNanos(5));
+                backoff = Math.min(backoff * 2, MAX_RETRY_BACKOFF_NANOS);
             }
         }
+    }
+
+    /**
+     * Fails the answers of the batch's {@code waiters} and of every durable record waiting behind it: they
+     * are kept and retried, but their callers learn now that the store is failing.
+     */
+    private void failAnswers(List<Durable> waiters, IllegalStateException why) {
+        waiters.forEach(w -> w.answer().completeExceptionally(why));
+        synchronized (handover) {
+            for (Object item : buffer) {
+                if (item instanceof Durable d) {
+                    d.answer().completeExceptionally(why);
+                }
+            }
+        }
+    }
+
+    private static IllegalStateException failing(@Nullable Throwable cause) {
+        return new IllegalStateException("the transcript store is failing"
+                + (cause == null ? "" : " (" + cause.getClass().getSimpleName() + ")")
+                + ": kept, and stored once the store is back");
     }
 
     private void retentionLoop() {
@@ -466,12 +516,12 @@ public final class TranscriptWriter implements AutoCloseable {
                 "transcript store down at shutdown: record spilled, not yet stored");
         synchronized (handover) {
             pending.addAll(writing); // its commit may still land: the replay skips what the store has
-            writingWaiters.forEach(w -> w.completeExceptionally(notStored)); // not acknowledged, whatever lands
+            writingWaiters.forEach(w -> w.answer().completeExceptionally(notStored)); // not acknowledged, whatever lands
             for (Object item; (item = buffer.poll()) != null; ) {
                 buffered.decrementAndGet();
                 if (item instanceof Durable d) {
                     pending.add(d.record());
-                    d.done().completeExceptionally(notStored);
+                    d.answer().completeExceptionally(notStored);
                 } else {
                     pending.add((TranscriptRecord) item);
                 }

@@ -205,6 +205,26 @@ class TranscriptWriterTest {
     }
 
     @Test
+    void aDurableRecordWhoseCommitFailsIsAnsweredAtOnceKeptAndFollowedUpWhenStored() throws Exception {
+        TranscriptWriter w = writer(TranscriptWriter.builder(store).flushInterval(Duration.ofMillis(1)));
+        store.failNext.set(Integer.MAX_VALUE);
+        List<Long> followed = new java.util.concurrent.CopyOnWriteArrayList<>();
+        var answer = w.recordDurably(ROOM, "ann", Instant.now(), "", Message.text("m"), false, r -> {
+            followed.add(r.seq());
+            return r;
+        }).toCompletableFuture();
+
+        assertThatThrownBy(() -> answer.get(10, TimeUnit.SECONDS)).as("not kept waiting for the store")
+                .hasMessageContaining("the transcript store is failing (SQLException): kept, and stored once");
+        assertThat(followed).isEmpty();
+
+        store.failNext.set(0);
+        assertThat(w.flush(Duration.ofSeconds(10))).isTrue();
+        assertThat(store.inner.last(ROOM, 10, Long.MAX_VALUE)).extracting(TranscriptRecord::text).containsExactly("m");
+        assertThat(followed).as("what follows the commit still runs").containsExactly(1L);
+    }
+
+    @Test
     void unhealthyWhileTheStoreFails() throws Exception {
         TranscriptWriter w = writer(TranscriptWriter.builder(store).batchSize(1).flushInterval(Duration.ofMillis(1)));
         store.failNext.set(Integer.MAX_VALUE);
@@ -261,7 +281,7 @@ class TranscriptWriterTest {
 
         w.close(Duration.ofMillis(300)); // returns although the store never recovers
 
-        assertThatThrownBy(durable::get).hasMessageContaining("spilled, not yet stored");
+        assertThatThrownBy(durable::get).as("not acknowledged").hasMessageContaining("the transcript store is failing");
         assertThat(store.stored()).isZero();
         List<java.nio.file.Path> files = new SpillJournal(spill).files();
         assertThat(files).singleElement();
