@@ -15,9 +15,12 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.sqlite.SQLiteConfig;
 import org.sqlite.SQLiteDataSource;
 
@@ -38,6 +41,8 @@ import org.sqlite.SQLiteDataSource;
  * pool. Thread-safe.
  */
 public final class Storage implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Storage.class);
 
     /** The newest migration shipped ({@code V<n>__*.sql} in every dialect's folder); a test keeps them equal. */
     static final String SCHEMA_VERSION = "1";
@@ -144,13 +149,27 @@ public final class Storage implements AutoCloseable {
      * acknowledged) and the pool is closed anyway. Idempotent.
      */
     public void close(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
         health.close();
         kv.close(timeout.toNanos());
         if (checkpointer != null) {
             checkpointer.close();
         }
-        sessions.close();
-        dataSource.close();
+        // The pool's own shutdown waits seconds for a connection being opened to a database that is gone
+        // (the driver's connect timeout) and for connections still out: it gets the time left, and what
+        // it has not finished by then it finishes on its own thread (a daemon: it does not hold up an exit).
+        Thread pool = Thread.ofPlatform().daemon().name("pulsebus-storage-close").start(() -> {
+            sessions.close();
+            dataSource.close();
+        });
+        try {
+            if (!pool.join(Duration.ofNanos(Math.max(TimeUnit.MILLISECONDS.toNanos(1), deadline - System.nanoTime())))) {
+                LOG.warn("The connection pool of {} did not close within the shutdown timeout; leaving it to close"
+                        + " on its own", description);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Override
