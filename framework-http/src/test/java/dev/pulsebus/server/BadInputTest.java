@@ -123,6 +123,18 @@ class BadInputTest {
     }
 
     @Test
+    void theBotsNameIsReservedInAnyCase() throws Exception {
+        for (String bot : new String[] {"bot", "Bot", "BOT", " bot "}) {
+            HttpResponse<String> r = sayRaw("lobby", "{\"user\": \"" + bot + "\", \"text\": \"I am the bot\"}");
+            assertThat(r.statusCode()).as(bot).isEqualTo(400);
+            assertThat(error(r)).isEqualTo("field 'user' must not be 'bot': the bot's name is reserved");
+        }
+        assertThat(sayRaw("lobby", "{\"user\": \"bottle\", \"text\": \"hi\"}").statusCode()).isEqualTo(201);
+        JsonNode history = Json.MAPPER.readTree(authed(HttpRequest.newBuilder(t.uri("/api/rooms/lobby/messages"))).body());
+        assertThat(history.get("messages")).extracting(m -> m.get("user").asText()).containsExactly("bottle");
+    }
+
+    @Test
     void roomNamesThatAreTooLongOrOddAre400() throws Exception {
         HttpResponse<String> r = sayRaw("r".repeat(65), "{\"user\":\"a\",\"text\":\"b\"}");
         assertThat(r.statusCode()).isEqualTo(400);
