@@ -31,7 +31,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
-import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,6 +52,11 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     record Health(HttpResponseStatus status, byte[] body) {
     }
 
+    /** /health's answer; with the failed components' error text only for a client the token admits. */
+    interface HealthCheck {
+        Health answer(boolean withError);
+    }
+
     private final ServerConfig config;
     private final HttpChat chat;
     private final LongPollRooms polls;
@@ -60,7 +64,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private final @Nullable PrometheusMeterRegistry prometheus;
     private final MeterRegistry registry;
     private final Runnable beforeScrape; // waits for the JVM meters, bound once the server listens
-    private final Supplier<Health> health;
+    private final HealthCheck health;
     private final Routes routes;
     private final byte[] token;
     /** The bounded label set of pulsebus_http_requests_total: these routes times the status codes. */
@@ -70,7 +74,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     HttpHandler(ServerConfig config, HttpChat chat, LongPollRooms polls, ExecutorService work,
                 @Nullable PrometheusMeterRegistry prometheus, MeterRegistry registry, Runnable beforeScrape,
-                Supplier<Health> health, Routes routes) {
+                HealthCheck health, Routes routes) {
         super(true);
         this.config = config;
         this.chat = chat;
@@ -97,7 +101,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         HttpMethod method = req.method();
         if (path.equals("/health")) {
             if (allow(ctx, method, "GET", "health", keepAlive)) {
-                Health h = health.get(); // field reads only: answered on the I/O thread
+                Health h = health.answer(admitted(req)); // field reads only: answered on the I/O thread
                 reply(ctx, "health", h.status(), Unpooled.wrappedBuffer(h.body()), keepAlive);
             }
             return;
@@ -160,17 +164,22 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     /** True when no token is set or the request carries it; otherwise answers 401. */
     private boolean authorized(ChannelHandlerContext ctx, FullHttpRequest req) {
-        if (token == null) {
-            return true;
-        }
-        String auth = req.headers().get(HttpHeaderNames.AUTHORIZATION, "");
-        if (MessageDigest.isEqual(token, auth.getBytes(StandardCharsets.UTF_8))) {
+        if (admitted(req)) {
             return true;
         }
         count("api", HttpResponseStatus.UNAUTHORIZED);
         Responses.error(ctx, HttpResponseStatus.UNAUTHORIZED, "missing or wrong token: send Authorization: Bearer <token>",
                 HttpUtil.isKeepAlive(req), HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
         return false;
+    }
+
+    /** True when no token is set or the request carries it (answers nothing). */
+    private boolean admitted(FullHttpRequest req) {
+        if (token == null) {
+            return true;
+        }
+        String auth = req.headers().get(HttpHeaderNames.AUTHORIZATION);
+        return auth != null && MessageDigest.isEqual(token, auth.getBytes(StandardCharsets.UTF_8));
     }
 
     private void api(ChannelHandlerContext ctx, FullHttpRequest req, QueryStringDecoder uri, String path,
