@@ -298,14 +298,20 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     private void badRequest(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof TooLongHttpHeaderException) {
-            fail(ctx, "bad", HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
-                    "request headers are over the limit of " + config.maxHeaderBytes() + " bytes", false);
+            refuse(ctx, HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
+                    "request headers are over the limit of " + config.maxHeaderBytes() + " bytes");
         } else if (cause instanceof TooLongHttpLineException) {
-            fail(ctx, "bad", HttpResponseStatus.REQUEST_URI_TOO_LONG,
-                    "request line is over the limit of " + ServerInitializer.MAX_REQUEST_LINE + " bytes", false);
+            refuse(ctx, HttpResponseStatus.REQUEST_URI_TOO_LONG,
+                    "request line is over the limit of " + ServerInitializer.MAX_REQUEST_LINE + " bytes");
         } else {
-            fail(ctx, "bad", HttpResponseStatus.BAD_REQUEST, "malformed request: " + cause.getMessage(), false);
+            refuse(ctx, HttpResponseStatus.BAD_REQUEST, "malformed request: " + cause.getMessage());
         }
+    }
+
+    /** A request not read to its end: refused, the connection closed lingeringly (see {@link Responses#refuse}). */
+    private void refuse(ChannelHandlerContext ctx, HttpResponseStatus status, String message) {
+        count("bad", status);
+        Responses.refuse(ctx, status, message);
     }
 
     /** True when {@code method} is among {@code allowed}; otherwise answers 405 with Allow. */

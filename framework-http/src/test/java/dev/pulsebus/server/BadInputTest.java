@@ -158,6 +158,21 @@ class BadInputTest {
     }
 
     @Test
+    void aWholeOversizedHeaderSentBeforeReadingGets431NotAReset() throws Exception {
+        String reply = sendWholeThenRead("GET /health HTTP/1.1\r\nHost: x\r\nX-Big: " + "a".repeat(70 * 1024)
+                + "\r\n\r\n");
+        assertThat(reply).startsWith("HTTP/1.1 431 ").contains("\"status\":431");
+    }
+
+    @Test
+    void aWholeOversizedBodySentBeforeReadingGets413NotAReset() throws Exception {
+        String reply = sendWholeThenRead("POST /api/rooms/lobby/messages HTTP/1.1\r\nHost: x\r\n"
+                + "Authorization: Bearer s3cret\r\nContent-Length: " + 50 * 1024 * 1024 + "\r\n\r\n"
+                + "x".repeat(100 * 1024));
+        assertThat(reply).startsWith("HTTP/1.1 413 ").contains("over the limit of 1024 bytes");
+    }
+
+    @Test
     void aMalformedRequestLineIs400() throws Exception {
         String reply = raw("THIS IS NOT HTTP\r\n\r\n");
         assertThat(reply).startsWith("HTTP/1.1 400 ").contains("malformed request");
@@ -209,6 +224,16 @@ class BadInputTest {
             OutputStream out = s.getOutputStream();
             out.write(request.getBytes(StandardCharsets.US_ASCII));
             out.flush();
+            return readAll(s.getInputStream());
+        }
+    }
+
+    /** Writes all of {@code request} and half-closes before reading a byte, as a simple client does. */
+    private String sendWholeThenRead(String request) throws IOException {
+        try (Socket s = new Socket("127.0.0.1", t.server.port())) {
+            s.setSoTimeout(5000);
+            s.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+            s.shutdownOutput();
             return readAll(s.getInputStream());
         }
     }
