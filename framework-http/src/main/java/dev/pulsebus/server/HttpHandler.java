@@ -21,6 +21,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
@@ -93,6 +94,14 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         DecoderResult decoded = req.decoderResult();
         if (!decoded.isSuccess()) {
             badRequest(ctx, decoded.cause());
+            return;
+        }
+        HttpVersion version = req.protocolVersion();
+        if (version != HttpVersion.HTTP_1_1 && version != HttpVersion.HTTP_1_0 && version.majorVersion() != 1) {
+            // The codec takes any HTTP/x.y. Another 1.x is read as 1.1, the highest minor version of the
+            // major one served (RFC 9110, 2.5).
+            refuse(ctx, HttpResponseStatus.HTTP_VERSION_NOT_SUPPORTED, version.text()
+                    + " is not supported: this server speaks HTTP/1.1 (and 1.0)");
             return;
         }
         boolean keepAlive = HttpUtil.isKeepAlive(req);

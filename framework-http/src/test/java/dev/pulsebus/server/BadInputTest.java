@@ -181,6 +181,18 @@ class BadInputTest {
     }
 
     @Test
+    void anUnsupportedHttpVersionIs505() throws Exception {
+        for (String version : new String[] {"HTTP/9.9", "HTTP/2.0", "HTTP/0.9"}) {
+            String reply = raw("GET /health " + version + "\r\nHost: x\r\n\r\n");
+            assertThat(reply).as(version).startsWith("HTTP/1.1 505 ").contains("\"status\":505")
+                    .contains(version + " is not supported");
+        }
+        // A later 1.x is read as 1.1 (RFC 9110, 2.5); 1.0 is still served.
+        assertThat(raw("GET /health HTTP/1.2\r\nHost: x\r\nConnection: close\r\n\r\n")).startsWith("HTTP/1.1 200 ");
+        assertThat(raw("GET /health HTTP/1.0\r\n\r\n")).startsWith("HTTP/1.1 200 ");
+    }
+
+    @Test
     void aClientThatNeverFinishesItsRequestIsClosedAfterTheTimeout() throws Exception {
         try (Socket s = new Socket("127.0.0.1", t.server.port())) {
             s.setSoTimeout(10_000);
