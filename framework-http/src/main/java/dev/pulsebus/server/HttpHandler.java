@@ -142,9 +142,9 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                         boolean keepAlive) {
         HttpRoute route = routes.find(req.method().name(), path);
         if (route == null) {
-            if (routes.hasPath(path)) {
-                fail(ctx, "module", HttpResponseStatus.METHOD_NOT_ALLOWED, req.method().name() + " is not routed at " + path,
-                        keepAlive);
+            String allowed = routes.allowed(path);
+            if (allowed != null) {
+                allow(ctx, req.method(), allowed, "module", keepAlive); // not among them: 405 with Allow
             } else {
                 fail(ctx, "unknown", HttpResponseStatus.NOT_FOUND, "no such path: " + path, keepAlive);
             }
