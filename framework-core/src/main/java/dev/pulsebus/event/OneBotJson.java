@@ -78,10 +78,23 @@ public final class OneBotJson {
                 case "reply" -> new Segment.Reply(required(data, "message_id", type),
                         data.hasNonNull("user_id") ? data.get("user_id").asText() : null);
                 case "" -> throw new IllegalArgumentException("a message segment has no type");
-                default -> new Segment.Other(type, data.isObject() ? Json.MAPPER.convertValue(data, MAP) : Map.of());
+                default -> new Segment.Other(type, otherData(data, type));
             });
         }
         return new Message(segments);
+    }
+
+    /** An unknown segment's data as a map, which holds no null (a null deeper down is kept). */
+    private static Map<String, Object> otherData(JsonNode data, String type) {
+        if (!data.isObject()) {
+            return Map.of();
+        }
+        for (Map.Entry<String, JsonNode> field : data.properties()) {
+            if (field.getValue().isNull()) {
+                throw new IllegalArgumentException("a " + type + " segment's data." + field.getKey() + " is null");
+            }
+        }
+        return Json.MAPPER.convertValue(data, MAP);
     }
 
     private static String required(JsonNode data, String field, String type) {

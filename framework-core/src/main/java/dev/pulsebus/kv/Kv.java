@@ -1,8 +1,8 @@
 package dev.pulsebus.kv;
 
 import dev.pulsebus.internal.Json;
+import dev.pulsebus.internal.KvJson;
 import dev.pulsebus.internal.WriterThread;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -14,8 +14,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One namespace of the key-value store. Keys are strings (1 to 255 characters, valid UTF-8, no NUL);
- * values are strings, bytes or objects mapped to JSON by PulseBus's one Jackson mapper, all stored as
- * bytes. A value may carry a time to live, after which it reads as absent.
+ * values are strings, bytes or objects mapped to JSON by PulseBus's Jackson mapper (a module's handle,
+ * {@code ModuleContext.kv()}, by a mapper of its own, which goes with it when the module unloads), all
+ * stored as bytes. A value may carry a time to live, after which it reads as absent.
  *
  * <p><b>Durability.</b> A write is durable when its future completes (the sync forms return then):
  * its transaction has committed, per the backend's sync setting. Writes that arrive while a
@@ -102,27 +103,12 @@ public interface Kv {
 
     /** The value of {@code key} read from JSON as {@code type}, or null when absent. */
     default <T> @Nullable T getJson(String key, Class<T> type) {
-        byte[] bytes = getBytes(key);
-        if (bytes == null) {
-            return null;
-        }
-        try {
-            return Json.MAPPER.readValue(bytes, type);
-        } catch (IOException e) {
-            throw new KvException("value of '" + key + "' in " + namespace() + " is not JSON of "
-                    + type.getSimpleName() + ": " + e.getMessage(), e);
-        }
+        return KvJson.get(this, Json.MAPPER, key, type);
     }
 
     /** Sets {@code key} to {@code value} written as JSON, expiring after {@code ttl} (null: never). */
     default void setJson(String key, Object value, @Nullable Duration ttl) {
-        byte[] bytes;
-        try {
-            bytes = Json.MAPPER.writeValueAsBytes(value);
-        } catch (IOException e) {
-            throw new KvException("cannot write " + value.getClass().getSimpleName() + " as JSON: " + e.getMessage(), e);
-        }
-        setBytes(key, bytes, ttl);
+        KvJson.set(this, Json.MAPPER, key, value, ttl);
     }
 
     /**

@@ -1,5 +1,8 @@
 package dev.pulsebus.module;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pulsebus.internal.Json;
+import dev.pulsebus.internal.KvJson;
 import dev.pulsebus.kv.Kv;
 import dev.pulsebus.kv.KvException;
 import java.time.Duration;
@@ -9,11 +12,16 @@ import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 
-/** A module's KV namespace handle: delegates while the module is loaded, refuses every call after. */
+/**
+ * A module's KV namespace handle: delegates while the module is loaded, refuses every call after. Its JSON
+ * goes through a mapper of its own ({@link Json#isolated}), made at the first use and let go at unload:
+ * the shared mapper would cache the module's classes, keeping every unloaded version loaded.
+ */
 final class OwnedKv implements Kv {
 
     private final String module;
     private volatile @Nullable Kv kv;
+    private volatile @Nullable ObjectMapper json;
 
     OwnedKv(String module, Kv kv) {
         this.module = module;
@@ -22,6 +30,17 @@ final class OwnedKv implements Kv {
 
     void release() {
         kv = null;
+        json = null;
+    }
+
+    /** This module's mapper; two threads that race to make it may each use one of their own, once. */
+    private ObjectMapper json() {
+        kv(); // refused once unloaded, before a mapper is made
+        ObjectMapper m = json;
+        if (m == null) {
+            json = m = Json.isolated();
+        }
+        return m;
     }
 
     private Kv kv() {
@@ -80,6 +99,16 @@ final class OwnedKv implements Kv {
     @Override
     public CompletionStage<Boolean> deleteAsync(String key) {
         return kv().deleteAsync(key);
+    }
+
+    @Override
+    public <T> @Nullable T getJson(String key, Class<T> type) {
+        return KvJson.get(this, json(), key, type);
+    }
+
+    @Override
+    public void setJson(String key, Object value, @Nullable Duration ttl) {
+        KvJson.set(this, json(), key, value, ttl);
     }
 
     @Override

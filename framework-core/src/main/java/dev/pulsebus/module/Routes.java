@@ -2,6 +2,7 @@ package dev.pulsebus.module;
 
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -17,10 +18,15 @@ public final class Routes {
         return byKey.get(method + " " + path);
     }
 
-    /** Whether any method is routed at {@code path} (for 405 rather than 404). */
-    public boolean hasPath(String path) {
+    /**
+     * The methods routed at {@code path}, in order and as an {@code Allow} header lists them
+     * ({@code "GET, PUT"}), or null when none is (for 405 with Allow rather than 404).
+     */
+    public @Nullable String allowed(String path) {
         String suffix = " " + path;
-        return byKey.keySet().stream().anyMatch(k -> k.endsWith(suffix));
+        String methods = byKey.keySet().stream().filter(k -> k.endsWith(suffix))
+                .map(k -> k.substring(0, k.length() - suffix.length())).sorted().collect(Collectors.joining(", "));
+        return methods.isEmpty() ? null : methods;
     }
 
     Runnable add(String module, String method, String path, HttpRoute route) {

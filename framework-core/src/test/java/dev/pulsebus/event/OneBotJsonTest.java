@@ -44,5 +44,12 @@ class OneBotJsonTest {
         assertThatThrownBy(() -> OneBotJson.read("[{\"type\":\"mention\",\"data\":{}}]"))
                 .hasMessage("a mention segment needs data.user_id");
         assertThatThrownBy(() -> OneBotJson.read("[{\"data\":{}}]")).hasMessage("a message segment has no type");
+        assertThatThrownBy(() -> OneBotJson.read("[{\"type\":\"location\",\"data\":{\"title\":null}}]"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("a location segment's data.title is null");
+        assertThatThrownBy(() -> OneBotJson.read("[{\"type\":\"text\",\"data\":{\"text\":null}}]"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("a text segment needs data.text");
+        // Deeper down, a null is a value like any other.
+        assertThat(OneBotJson.read("[{\"type\":\"card\",\"data\":{\"a\":{\"b\":null},\"c\":[null]}}]").segments())
+                .singleElement().isInstanceOfSatisfying(Segment.Other.class, o -> assertThat(o.data()).containsKeys("a", "c"));
     }
 }

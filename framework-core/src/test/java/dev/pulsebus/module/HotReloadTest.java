@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pulsebus.bus.EventBus;
 import dev.pulsebus.command.CommandRouter;
+import dev.pulsebus.testing.MemoryKvStore;
 import dev.pulsebus.testing.ModuleJars;
 import java.io.IOException;
 import java.lang.ref.WeakReference;
@@ -74,13 +75,53 @@ class HotReloadTest {
                 assertThat(host.loaded()).extracting(ModuleHost.LoadedModule::version).containsExactly(expected);
                 loaders.add(new WeakReference<>(hot.get().getClass().getClassLoader()));
             }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (collected(loaders) < loaders.size() - 1 && System.nanoTime() < deadline) {
-                System.gc();
-                Thread.sleep(50);
+            assertOldOnesCollected(loaders);
+        }
+        bus.close();
+    }
+
+    /** A module that keeps an object of its own class in its KV namespace as JSON. */
+    private Path kvJar(String version) throws IOException {
+        return ModuleJars.build(dir, "kv-" + version, "kvhot", "KvModule",
+                "Point.java", "package kvhot; public record Point(int x, int y) { }",
+                "KvModule.java", """
+                package kvhot;
+
+                import dev.pulsebus.module.BotModule;
+                import dev.pulsebus.module.ModuleContext;
+                import java.util.function.Supplier;
+
+                public final class KvModule implements BotModule {
+                    public String name() { return "kvhot"; }
+                    public String version() { return "%s"; }
+                    public void onLoad(ModuleContext ctx) {
+                        Point before = ctx.kv().getJson("point", Point.class);
+                        ctx.kv().setJson("point", new Point(before == null ? 1 : before.x() + 1, 2), null);
+                        Point now = ctx.kv().getJson("point", Point.class);
+                        ctx.provide(Supplier.class, (Supplier<String>) () -> "%s " + now.x());
+                    }
+                }
+                """.formatted(version, version));
+    }
+
+    @Test
+    void aModulesJsonInKvDoesNotKeepItsOldClassLoadersLoaded() throws Exception {
+        Path v1 = kvJar("v1");
+        Path v2 = kvJar("v2");
+        EventBus bus = EventBus.create();
+        List<WeakReference<ClassLoader>> loaders = new ArrayList<>();
+        try (ModuleHost host = ModuleHost.builder(bus, CommandRouter.builder().build()).kv(new MemoryKvStore()).build()) {
+            host.load(v1);
+            Service<Supplier> kv = host.services.handle("test", Supplier.class);
+            assertThat(kv.get().get()).isEqualTo("v1 1");
+            loaders.add(new WeakReference<>(kv.get().getClass().getClassLoader()));
+            for (int cycle = 0; cycle < 10; cycle++) {
+                host.reload("kvhot", cycle % 2 == 0 ? v2 : v1);
+                // The value written by the old version's class is read by the new one's.
+                assertThat(kv.get().get()).isEqualTo((cycle % 2 == 0 ? "v2 " : "v1 ") + (cycle + 2));
+                loaders.add(new WeakReference<>(kv.get().getClass().getClassLoader()));
             }
-            assertThat(collected(loaders)).as("old class loaders collected").isEqualTo(loaders.size() - 1);
-            assertThat(loaders.get(loaders.size() - 1).get()).as("the loaded version's loader").isNotNull();
+            assertOldOnesCollected(loaders);
         }
         bus.close();
     }
@@ -123,6 +164,17 @@ class HotReloadTest {
             router.register(dev.pulsebus.command.Command.named("hot").handler(c -> { })); // the name is free
         }
         bus.close();
+    }
+
+    /** Every loader but the last (the loaded version's) is collected within 30 s of asking for collections. */
+    private static void assertOldOnesCollected(List<WeakReference<ClassLoader>> loaders) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (collected(loaders) < loaders.size() - 1 && System.nanoTime() < deadline) {
+            System.gc();
+            Thread.sleep(50);
+        }
+        assertThat(collected(loaders)).as("old class loaders collected").isEqualTo(loaders.size() - 1);
+        assertThat(loaders.get(loaders.size() - 1).get()).as("the loaded version's loader").isNotNull();
     }
 
     private static int collected(List<WeakReference<ClassLoader>> refs) {

@@ -21,6 +21,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
@@ -31,7 +32,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
-import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,6 +53,11 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     record Health(HttpResponseStatus status, byte[] body) {
     }
 
+    /** /health's answer; with the failed components' error text only for a client the token admits. */
+    interface HealthCheck {
+        Health answer(boolean withError);
+    }
+
     private final ServerConfig config;
     private final HttpChat chat;
     private final LongPollRooms polls;
@@ -60,7 +65,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private final @Nullable PrometheusMeterRegistry prometheus;
     private final MeterRegistry registry;
     private final Runnable beforeScrape; // waits for the JVM meters, bound once the server listens
-    private final Supplier<Health> health;
+    private final HealthCheck health;
     private final Routes routes;
     private final byte[] token;
     /** The bounded label set of pulsebus_http_requests_total: these routes times the status codes. */
@@ -70,7 +75,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     HttpHandler(ServerConfig config, HttpChat chat, LongPollRooms polls, ExecutorService work,
                 @Nullable PrometheusMeterRegistry prometheus, MeterRegistry registry, Runnable beforeScrape,
-                Supplier<Health> health, Routes routes) {
+                HealthCheck health, Routes routes) {
         super(true);
         this.config = config;
         this.chat = chat;
@@ -91,13 +96,21 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             badRequest(ctx, decoded.cause());
             return;
         }
+        HttpVersion version = req.protocolVersion();
+        if (version != HttpVersion.HTTP_1_1 && version != HttpVersion.HTTP_1_0 && version.majorVersion() != 1) {
+            // The codec takes any HTTP/x.y. Another 1.x is read as 1.1, the highest minor version of the
+            // major one served (RFC 9110, 2.5).
+            refuse(ctx, HttpResponseStatus.HTTP_VERSION_NOT_SUPPORTED, version.text()
+                    + " is not supported: this server speaks HTTP/1.1 (and 1.0)");
+            return;
+        }
         boolean keepAlive = HttpUtil.isKeepAlive(req);
         QueryStringDecoder uri = new QueryStringDecoder(req.uri());
         String path = uri.path();
         HttpMethod method = req.method();
         if (path.equals("/health")) {
             if (allow(ctx, method, "GET", "health", keepAlive)) {
-                Health h = health.get(); // field reads only: answered on the I/O thread
+                Health h = health.answer(admitted(req)); // field reads only: answered on the I/O thread
                 reply(ctx, "health", h.status(), Unpooled.wrappedBuffer(h.body()), keepAlive);
             }
             return;
@@ -129,9 +142,9 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                         boolean keepAlive) {
         HttpRoute route = routes.find(req.method().name(), path);
         if (route == null) {
-            if (routes.hasPath(path)) {
-                fail(ctx, "module", HttpResponseStatus.METHOD_NOT_ALLOWED, req.method().name() + " is not routed at " + path,
-                        keepAlive);
+            String allowed = routes.allowed(path);
+            if (allowed != null) {
+                allow(ctx, req.method(), allowed, "module", keepAlive); // not among them: 405 with Allow
             } else {
                 fail(ctx, "unknown", HttpResponseStatus.NOT_FOUND, "no such path: " + path, keepAlive);
             }
@@ -160,17 +173,22 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     /** True when no token is set or the request carries it; otherwise answers 401. */
     private boolean authorized(ChannelHandlerContext ctx, FullHttpRequest req) {
-        if (token == null) {
-            return true;
-        }
-        String auth = req.headers().get(HttpHeaderNames.AUTHORIZATION, "");
-        if (MessageDigest.isEqual(token, auth.getBytes(StandardCharsets.UTF_8))) {
+        if (admitted(req)) {
             return true;
         }
         count("api", HttpResponseStatus.UNAUTHORIZED);
         Responses.error(ctx, HttpResponseStatus.UNAUTHORIZED, "missing or wrong token: send Authorization: Bearer <token>",
                 HttpUtil.isKeepAlive(req), HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
         return false;
+    }
+
+    /** True when no token is set or the request carries it (answers nothing). */
+    private boolean admitted(FullHttpRequest req) {
+        if (token == null) {
+            return true;
+        }
+        String auth = req.headers().get(HttpHeaderNames.AUTHORIZATION);
+        return auth != null && MessageDigest.isEqual(token, auth.getBytes(StandardCharsets.UTF_8));
     }
 
     private void api(ChannelHandlerContext ctx, FullHttpRequest req, QueryStringDecoder uri, String path,
@@ -289,14 +307,20 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     private void badRequest(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof TooLongHttpHeaderException) {
-            fail(ctx, "bad", HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
-                    "request headers are over the limit of " + config.maxHeaderBytes() + " bytes", false);
+            refuse(ctx, HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
+                    "request headers are over the limit of " + config.maxHeaderBytes() + " bytes");
         } else if (cause instanceof TooLongHttpLineException) {
-            fail(ctx, "bad", HttpResponseStatus.REQUEST_URI_TOO_LONG,
-                    "request line is over the limit of " + ServerInitializer.MAX_REQUEST_LINE + " bytes", false);
+            refuse(ctx, HttpResponseStatus.REQUEST_URI_TOO_LONG,
+                    "request line is over the limit of " + ServerInitializer.MAX_REQUEST_LINE + " bytes");
         } else {
-            fail(ctx, "bad", HttpResponseStatus.BAD_REQUEST, "malformed request: " + cause.getMessage(), false);
+            refuse(ctx, HttpResponseStatus.BAD_REQUEST, "malformed request: " + cause.getMessage());
         }
+    }
+
+    /** A request not read to its end: refused, the connection closed lingeringly (see {@link Responses#refuse}). */
+    private void refuse(ChannelHandlerContext ctx, HttpResponseStatus status, String message) {
+        count("bad", status);
+        Responses.refuse(ctx, status, message);
     }
 
     /** True when {@code method} is among {@code allowed}; otherwise answers 405 with Allow. */
@@ -339,10 +363,17 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         c.increment();
     }
 
-    /** Null when {@code user} is 1 to 64 characters without control characters; otherwise what is wrong. */
+    /**
+     * Null when {@code user} is 1 to 64 characters without control characters and not the bot's name (in
+     * any case, with or without surrounding spaces: the bot's replies are recorded as {@link HttpChat#BOT_USER},
+     * and no one else may speak as it); otherwise what is wrong.
+     */
     static @Nullable String checkUser(String user) {
         if (user.isBlank() || user.length() > Names.MAX) {
             return "field 'user' must be 1 to " + Names.MAX + " characters, not blank";
+        }
+        if (user.strip().equalsIgnoreCase(HttpChat.BOT_USER)) {
+            return "field 'user' must not be '" + HttpChat.BOT_USER + "': the bot's name is reserved";
         }
         for (int i = 0; i < user.length(); i++) {
             if (Character.isISOControl(user.charAt(i))) {

@@ -264,11 +264,12 @@ public final class PulseBusServer implements AutoCloseable {
     }
 
     /**
-     * {@code /health}: DOWN (503) when storage is down, DEGRADED when transcripts fail, otherwise UP. The
-     * answer is written again only when something in it changed: asked many times a second, it mostly
-     * has not, and is then the same bytes.
+     * {@code /health}: DOWN (503) when storage is down, DEGRADED when transcripts fail, otherwise UP; why
+     * storage is down ({@code error}, an exception's text that can name database hosts and users) only
+     * {@code withError}, for a client the token admits. The answers are written again only when something
+     * in them changed: asked many times a second, it mostly has not, and they are then the same bytes.
      */
-    HttpHandler.Health health() {
+    HttpHandler.Health health(boolean withError) {
         boolean storageUp = storage.healthy();
         boolean transcriptsUp = transcripts.healthy();
         boolean httpUp = !closed.get();
@@ -278,20 +279,22 @@ public final class PulseBusServer implements AutoCloseable {
         String error = storageUp ? null : storage.lastError();
         LastHealth last = lastHealth;
         if (last != null && last.same(storageUp, transcriptsUp, httpUp, uptime, received, handled, error)) {
-            return last.answer;
+            return withError ? last.explained : last.states;
         }
         String status = !storageUp ? "DOWN" : !transcriptsUp ? "DEGRADED" : "UP";
-        byte[] body = Responses.health(status, instance, VERSION, uptime, received, handled, storageUp, transcriptsUp,
-                httpUp, error);
-        HttpHandler.Health answer = new HttpHandler.Health(
-                storageUp ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE, body);
-        lastHealth = new LastHealth(storageUp, transcriptsUp, httpUp, uptime, received, handled, error, answer);
-        return answer;
+        HttpResponseStatus code = storageUp ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE;
+        HttpHandler.Health states = new HttpHandler.Health(code, Responses.health(status, instance, VERSION, uptime,
+                received, handled, storageUp, transcriptsUp, httpUp, null));
+        HttpHandler.Health explained = error == null ? states : new HttpHandler.Health(code, Responses.health(status,
+                instance, VERSION, uptime, received, handled, storageUp, transcriptsUp, httpUp, error));
+        lastHealth = new LastHealth(storageUp, transcriptsUp, httpUp, uptime, received, handled, error, states, explained);
+        return withError ? explained : states;
     }
 
-    /** The last {@code /health} answer and what it was written from. */
+    /** The last {@code /health} answers (states only, and with the error) and what they were written from. */
     private record LastHealth(boolean storageUp, boolean transcriptsUp, boolean httpUp, long uptime, long received,
-                              long handled, @Nullable String error, HttpHandler.Health answer) {
+                              long handled, @Nullable String error, HttpHandler.Health states,
+                              HttpHandler.Health explained) {
         boolean same(boolean storageUp, boolean transcriptsUp, boolean httpUp, long uptime, long received, long handled,
                      @Nullable String error) {
             return storageUp == this.storageUp && transcriptsUp == this.transcriptsUp && httpUp == this.httpUp

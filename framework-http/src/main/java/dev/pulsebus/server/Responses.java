@@ -43,6 +43,16 @@ final class Responses {
     /** {@link #write} with one more header ({@code Allow}, {@code WWW-Authenticate}); none when it is null. */
     static ChannelFuture write(ChannelHandlerContext ctx, HttpResponseStatus status, CharSequence contentType, ByteBuf body,
                                boolean keepAlive, CharSequence header, String value) {
+        ChannelFuture f = send(ctx, status, contentType, body, keepAlive, header, value);
+        if (!keepAlive) {
+            f.addListener(ChannelFutureListener.CLOSE);
+        }
+        return f;
+    }
+
+    /** Writes the response, saying {@code Connection: close} unless kept alive, and leaves the connection open. */
+    private static ChannelFuture send(ChannelHandlerContext ctx, HttpResponseStatus status, CharSequence contentType,
+                                      ByteBuf body, boolean keepAlive, CharSequence header, String value) {
         FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body);
         if (contentType != null) {
             res.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);
@@ -54,11 +64,7 @@ final class Responses {
         if (!keepAlive) {
             res.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
-        ChannelFuture f = ctx.writeAndFlush(res);
-        if (!keepAlive) {
-            f.addListener(ChannelFutureListener.CLOSE);
-        }
-        return f;
+        return ctx.writeAndFlush(res);
     }
 
     /** JSON already written: {@code body} is taken over (released by Netty). */
@@ -73,13 +79,26 @@ final class Responses {
     /** An error with one more header, e.g. {@code Allow} on a 405. */
     static void error(ChannelHandlerContext ctx, HttpResponseStatus status, String message, boolean keepAlive,
                       CharSequence header, String value) {
-        byte[] body = write(g -> {
+        write(ctx, status, JSON, errorBody(status, message), keepAlive, header, value);
+    }
+
+    /**
+     * An error refusing a request that may not have been read to its end (malformed, oversized, late),
+     * then the connection closed lingeringly ({@link ServerInitializer.Linger}): a client still sending
+     * reads this answer instead of a reset.
+     */
+    static void refuse(ChannelHandlerContext ctx, HttpResponseStatus status, String message) {
+        send(ctx, status, JSON, errorBody(status, message), false, null, null)
+                .addListener(ServerInitializer.Linger.AFTER_REFUSAL);
+    }
+
+    private static ByteBuf errorBody(HttpResponseStatus status, String message) {
+        return Unpooled.wrappedBuffer(write(g -> {
             g.writeStartObject();
             g.writeStringField("error", message);
             g.writeNumberField("status", status.code());
             g.writeEndObject();
-        });
-        write(ctx, status, JSON, Unpooled.wrappedBuffer(body), keepAlive, header, value);
+        }));
     }
 
     static void empty(ChannelHandlerContext ctx, HttpResponseStatus status, boolean keepAlive) {

@@ -1,5 +1,6 @@
 package dev.pulsebus.server;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
@@ -7,7 +8,9 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.socket.DuplexChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -16,6 +19,7 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
+import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -23,7 +27,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The server's pipeline, in order: {@link ConnectionLimit} (refuse past {@code max_connections}),
- * {@link RequestTimeout} (close clients that do not finish a request in time), the HTTP codec (request
+ * {@link Linger} (close without a reset after a refusal), {@link RequestTimeout} (close clients that do not finish a request in time), the HTTP codec (request
  * line and header limits), {@link BodyLimit} (aggregates the body, 413 past {@code max_body_bytes}),
  * then the {@link HttpHandler}.
  */
@@ -49,6 +53,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     protected void initChannel(SocketChannel ch) {
         ch.pipeline()
                 .addLast("limit", limit)
+                .addLast("linger", new Linger())
                 .addLast("codec", new HttpServerCodec(MAX_REQUEST_LINE, config.maxHeaderBytes(), 8192))
                 .addLast("timeout", new RequestTimeout(config.requestTimeoutMs()))
                 .addLast("body", new BodyLimit(config.maxBodyBytes()))
@@ -92,6 +97,76 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
         public void channelInactive(ChannelHandlerContext ctx) throws Exception {
             open.decrementAndGet();
             super.channelInactive(ctx);
+        }
+    }
+
+    /**
+     * Closes a connection after a refusal ({@link Responses#refuse}) the way HTTP servers do, lingeringly:
+     * a client that sends a whole oversized request before it reads would otherwise lose the answer, as
+     * closing a socket with input unread makes the kernel send a reset, and the client's kernel then
+     * discards what it had received. Once the refusal is written, the handlers that decode requests are
+     * removed (nothing more is parsed or handled), the output is shut (the client sees the answer end),
+     * and input is read and discarded until the client closes its side, {@link #MAX_BYTES} have come, or
+     * {@link #MAX_MILLIS} have passed; then the connection is closed. Event-loop confined.
+     */
+    static final class Linger extends ChannelInboundHandlerAdapter {
+        static final long MAX_MILLIS = 2000;
+        static final long MAX_BYTES = 1024 * 1024;
+        /** The handlers that turn bytes into requests, removed while lingering (the handler last, so
+         *  that bytes the codec still held are passed to it and dropped, not parsed). */
+        private static final String[] DECODING = {"timeout", "body", "codec"};
+
+        /** Added to a refusal's write: lingers once it is written, closes at once if it could not be. */
+        static final ChannelFutureListener AFTER_REFUSAL = f -> {
+            Linger linger = f.channel().pipeline().get(Linger.class);
+            if (linger == null || !f.isSuccess()) {
+                f.channel().close();
+            } else {
+                linger.start();
+            }
+        };
+
+        private ChannelHandlerContext ctx;
+        private boolean lingering;
+        private long discarded;
+
+        @Override
+        public void handlerAdded(ChannelHandlerContext ctx) {
+            this.ctx = ctx;
+        }
+
+        private void start() {
+            if (lingering) {
+                return;
+            }
+            lingering = true;
+            ChannelPipeline pipeline = ctx.pipeline();
+            for (String name : DECODING) {
+                if (pipeline.context(name) != null) {
+                    pipeline.remove(name);
+                }
+            }
+            if (!(ctx.channel() instanceof DuplexChannel duplex) || duplex.isInputShutdown()) {
+                ctx.close(); // nothing more can come
+                return;
+            }
+            duplex.shutdownOutput();
+            ctx.executor().schedule(() -> ctx.close(), MAX_MILLIS, TimeUnit.MILLISECONDS);
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (!lingering) {
+                ctx.fireChannelRead(msg);
+                return;
+            }
+            if (msg instanceof ByteBuf bytes) {
+                discarded += bytes.readableBytes();
+            }
+            ReferenceCountUtil.release(msg);
+            if (discarded > MAX_BYTES) {
+                ctx.close();
+            }
         }
     }
 
@@ -144,7 +219,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
 
         private void fire(ChannelHandlerContext ctx) {
             timerPending = false;
-            if (deadline == 0 || !ctx.channel().isActive()) {
+            if (deadline == 0 || !ctx.channel().isActive() || ctx.isRemoved()) { // removed: lingering after a refusal
                 return;
             }
             long left = deadline - System.nanoTime();
@@ -154,8 +229,8 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
                 return;
             }
             deadline = 0;
-            Responses.error(ctx, HttpResponseStatus.REQUEST_TIMEOUT,
-                    "no complete request within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms", false);
+            Responses.refuse(ctx, HttpResponseStatus.REQUEST_TIMEOUT,
+                    "no complete request within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
         }
     }
 
@@ -167,8 +242,8 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
 
         @Override
         protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
-            Responses.error(ctx, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
-                    "request body is over the limit of " + maxContentLength() + " bytes", false);
+            Responses.refuse(ctx, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
+                    "request body is over the limit of " + maxContentLength() + " bytes");
         }
     }
 }

@@ -63,6 +63,10 @@ public final class ServerMain {
     }
 
     static int run(String[] args) {
+        // The logging backend first, before a second thread runs: a logger asked for on another thread
+        // while it initialises (the warm-up's Micrometer logs its choice of backend at once) is a stand-in
+        // whose calls SLF4J replays afterwards, with a three-line warning on stderr at every start.
+        LoggerFactory.getILoggerFactory();
         Thread.ofPlatform().daemon().name("pulsebus-warm-up").start(ServerMain::warmUp);
         ServerConfig config;
         try {

@@ -123,6 +123,18 @@ class BadInputTest {
     }
 
     @Test
+    void theBotsNameIsReservedInAnyCase() throws Exception {
+        for (String bot : new String[] {"bot", "Bot", "BOT", " bot "}) {
+            HttpResponse<String> r = sayRaw("lobby", "{\"user\": \"" + bot + "\", \"text\": \"I am the bot\"}");
+            assertThat(r.statusCode()).as(bot).isEqualTo(400);
+            assertThat(error(r)).isEqualTo("field 'user' must not be 'bot': the bot's name is reserved");
+        }
+        assertThat(sayRaw("lobby", "{\"user\": \"bottle\", \"text\": \"hi\"}").statusCode()).isEqualTo(201);
+        JsonNode history = Json.MAPPER.readTree(authed(HttpRequest.newBuilder(t.uri("/api/rooms/lobby/messages"))).body());
+        assertThat(history.get("messages")).extracting(m -> m.get("user").asText()).containsExactly("bottle");
+    }
+
+    @Test
     void roomNamesThatAreTooLongOrOddAre400() throws Exception {
         HttpResponse<String> r = sayRaw("r".repeat(65), "{\"user\":\"a\",\"text\":\"b\"}");
         assertThat(r.statusCode()).isEqualTo(400);
@@ -146,11 +158,38 @@ class BadInputTest {
     }
 
     @Test
+    void aWholeOversizedHeaderSentBeforeReadingGets431NotAReset() throws Exception {
+        String reply = sendWholeThenRead("GET /health HTTP/1.1\r\nHost: x\r\nX-Big: " + "a".repeat(70 * 1024)
+                + "\r\n\r\n");
+        assertThat(reply).startsWith("HTTP/1.1 431 ").contains("\"status\":431");
+    }
+
+    @Test
+    void aWholeOversizedBodySentBeforeReadingGets413NotAReset() throws Exception {
+        String reply = sendWholeThenRead("POST /api/rooms/lobby/messages HTTP/1.1\r\nHost: x\r\n"
+                + "Authorization: Bearer s3cret\r\nContent-Length: " + 50 * 1024 * 1024 + "\r\n\r\n"
+                + "x".repeat(100 * 1024));
+        assertThat(reply).startsWith("HTTP/1.1 413 ").contains("over the limit of 1024 bytes");
+    }
+
+    @Test
     void aMalformedRequestLineIs400() throws Exception {
         String reply = raw("THIS IS NOT HTTP\r\n\r\n");
         assertThat(reply).startsWith("HTTP/1.1 400 ").contains("malformed request");
         String badHeader = raw("GET /health HTTP/1.1\r\nHost x no colon\r\n\r\n");
         assertThat(badHeader).startsWith("HTTP/1.1 400 ");
+    }
+
+    @Test
+    void anUnsupportedHttpVersionIs505() throws Exception {
+        for (String version : new String[] {"HTTP/9.9", "HTTP/2.0", "HTTP/0.9"}) {
+            String reply = raw("GET /health " + version + "\r\nHost: x\r\n\r\n");
+            assertThat(reply).as(version).startsWith("HTTP/1.1 505 ").contains("\"status\":505")
+                    .contains(version + " is not supported");
+        }
+        // A later 1.x is read as 1.1 (RFC 9110, 2.5); 1.0 is still served.
+        assertThat(raw("GET /health HTTP/1.2\r\nHost: x\r\nConnection: close\r\n\r\n")).startsWith("HTTP/1.1 200 ");
+        assertThat(raw("GET /health HTTP/1.0\r\n\r\n")).startsWith("HTTP/1.1 200 ");
     }
 
     @Test
@@ -197,6 +236,16 @@ class BadInputTest {
             OutputStream out = s.getOutputStream();
             out.write(request.getBytes(StandardCharsets.US_ASCII));
             out.flush();
+            return readAll(s.getInputStream());
+        }
+    }
+
+    /** Writes all of {@code request} and half-closes before reading a byte, as a simple client does. */
+    private String sendWholeThenRead(String request) throws IOException {
+        try (Socket s = new Socket("127.0.0.1", t.server.port())) {
+            s.setSoTimeout(5000);
+            s.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+            s.shutdownOutput();
             return readAll(s.getInputStream());
         }
     }

@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -35,14 +34,6 @@ class ChatApiTest {
     @AfterEach
     void stop() {
         t.close();
-    }
-
-    @AfterAll
-    static void noBufferLeaked() throws InterruptedException {
-        if (CountingLeakDetector.installed()) {
-            assertThat(CountingLeakDetector.leaksAfterCollection())
-                    .as("Netty buffers leaked (the LEAK: lines in the log say where)").isZero();
-        }
     }
 
     private static JsonNode json(HttpResponse<String> r) throws Exception {

@@ -29,10 +29,10 @@ public final class CountingLeakDetector<T> extends ResourceLeakDetector<T> {
     }
 
     /**
-     * The leaks reported so far, after a collection and a few allocations: Netty reports a leaked
-     * buffer once it is collected, at the next buffer it tracks.
+     * The leaks reported since the last call, after a collection and a few allocations: Netty reports a
+     * leaked buffer once it is collected, at the next buffer it tracks.
      */
-    static int leaksAfterCollection() throws InterruptedException {
+    static int takeLeaksAfterCollection() throws InterruptedException {
         for (int round = 0; round < 5; round++) {
             System.gc();
             Thread.sleep(20);
@@ -41,7 +41,7 @@ public final class CountingLeakDetector<T> extends ResourceLeakDetector<T> {
                 probe.release();
             }
         }
-        return LEAKS.get();
+        return LEAKS.getAndSet(0);
     }
 
     @Override

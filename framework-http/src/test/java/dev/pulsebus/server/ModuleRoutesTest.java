@@ -29,6 +29,7 @@ class ModuleRoutesTest {
         public void onLoad(ModuleContext ctx) {
             ctx.migrate("db/routes-test");
             ctx.route("GET", "/hello", req -> HttpRoute.Reply.text(200, "hello " + req.query().getOrDefault("name", "you")));
+            ctx.route("PUT", "/hello", req -> HttpRoute.Reply.text(200, "put"));
             ctx.route("POST", "/echo", req -> HttpRoute.Reply.json(200, req.body()));
             ctx.route("GET", "/fail", req -> {
                 throw new IllegalStateException("broken on purpose");
@@ -73,7 +74,10 @@ class ModuleRoutesTest {
             assertThat(hello.body()).isEqualTo("hello ann");
             assertThat(hello.headers().firstValue("content-type")).hasValue("text/plain; charset=utf-8");
             assertThat(t.post("/modules/counter/echo", "{\"a\":1}").body()).isEqualTo("{\"a\":1}");
-            assertThat(t.post("/modules/counter/hello", "").statusCode()).isEqualTo(405);
+            HttpResponse<String> post = t.post("/modules/counter/hello", "");
+            assertThat(post.statusCode()).isEqualTo(405);
+            assertThat(post.headers().firstValue("allow")).hasValue("GET, PUT");
+            assertThat(post.body()).contains("\"status\":405").contains("POST").contains("GET, PUT");
             HttpResponse<String> fail = t.get("/modules/counter/fail");
             assertThat(fail.statusCode()).isEqualTo(500);
             assertThat(fail.body()).contains("broken on purpose");

@@ -4,13 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pulsebus.internal.Json;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,8 +16,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,24 +34,11 @@ class ShutdownTest {
     @Test
     void sigtermReleasesPollsKeepsAcknowledgedSaysAndExitsZero() throws Exception {
         Path config = Files.writeString(dir.resolve("pulsebus.toml"), "[server]\nport = 8080\n");
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-cp",
-                System.getProperty("java.class.path"), ServerMain.class.getName(),
-                "--config", config.toString(), "--port", "0", "--data-dir", dir.resolve("data").toString())
-                .redirectError(ProcessBuilder.Redirect.DISCARD)
-                .start();
-        URI url;
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-            Pattern listening = Pattern.compile("is listening on (http://\\S+)");
-            URI found = null;
-            for (String line; found == null && (line = out.readLine()) != null; ) {
-                Matcher m = listening.matcher(line);
-                if (m.find()) {
-                    found = URI.create(m.group(1));
-                }
-            }
-            assertThat(found).as("the server printed its URL").isNotNull();
-            url = found;
+        try (ServerProcess server = new ServerProcess(ProcessBuilder.Redirect.DISCARD, "--config", config.toString(),
+                "--port", "0", "--data-dir", dir.resolve("data").toString())) {
+            Process p = server.process;
+            assertThat(server.url).as("the server printed its URL").isNotNull();
+            URI url = server.url;
 
             HttpClient client = HttpClient.newHttpClient();
             CompletableFuture<HttpResponse<String>> poll = client.sendAsync(HttpRequest.newBuilder(
@@ -96,8 +78,6 @@ class ShutdownTest {
                 }
                 assertThat(stored).containsAll(acknowledged);
             }
-        } finally {
-            p.destroyForcibly();
         }
     }
 }

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The server on PostgreSQL behind a TCP proxy the test cuts: /health turns DOWN (503) with the storage
- * component down, says fail with 503 instead of being acknowledged, the server keeps serving, and all
+ * component down (why, only to a client with the token), says fail with 503 instead of being acknowledged, the server keeps serving, and all
  * is UP again once the database is back.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -27,6 +27,8 @@ class StorageDownTest {
 
     private static final String ADMIN = System.getProperty("pulsebus.test.postgres.url",
             "jdbc:postgresql://127.0.0.1:5432/test?user=postgres&connectTimeout=3");
+
+    private static final String[] AUTH = {"Authorization", "Bearer s3cret"};
 
     @TempDir
     Path dir;
@@ -54,8 +56,8 @@ class StorageDownTest {
         String schema = newSchema();
         try (TcpProxy proxy = new TcpProxy(5432)) {
             String url = ADMIN.replace("127.0.0.1:5432", "127.0.0.1:" + proxy.port()) + "&currentSchema=" + schema;
-            try (TestServer t = new TestServer(dir, "", "jdbc_url = \"" + url + "\"\n")) {
-                assertThat(t.say("r", "ann", "before").statusCode()).isEqualTo(201);
+            try (TestServer t = new TestServer(dir, "token = \"s3cret\"\n", "jdbc_url = \"" + url + "\"\n")) {
+                assertThat(t.say("r", "ann", "before", AUTH).statusCode()).isEqualTo(201);
                 proxy.cut();
                 long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
                 HttpResponse<String> down;
@@ -67,7 +69,15 @@ class StorageDownTest {
                 JsonNode h = Json.MAPPER.readTree(down.body());
                 assertThat(h.get("status").asText()).isEqualTo("DOWN");
                 assertThat(h.at("/components/storage").asText()).isEqualTo("DOWN");
-                assertThat(h.get("error").asText()).isNotBlank(); // why, from the last failed call or ping
+                assertThat(h.has("error")).as("no error text without the token: " + h).isFalse();
+                assertThat(h.toString()).doesNotContain("127.0.0.1").doesNotContain(schema);
+                HttpResponse<String> authed = t.get("/health", AUTH);
+                assertThat(authed.statusCode()).isEqualTo(503);
+                // why, from the last failed call or ping: for the operator, who has the token
+                assertThat(Json.MAPPER.readTree(authed.body()).get("error").asText()).isNotBlank();
+                assertThat(Json.MAPPER.readTree(t.get("/health").body()).has("error")).as("still hidden").isFalse();
+                assertThat(Json.MAPPER.readTree(t.get("/health", "Authorization", "Bearer wrong").body()).has("error"))
+                        .as("hidden from a wrong token").isFalse();
 
                 proxy.restore();
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -77,8 +87,8 @@ class StorageDownTest {
                     up = t.get("/health");
                 } while (up.statusCode() != 200 && System.nanoTime() < deadline);
                 assertThat(Json.MAPPER.readTree(up.body()).get("status").asText()).isIn("UP", "DEGRADED");
-                assertThat(t.say("r", "ann", "after").statusCode()).isEqualTo(201);
-                JsonNode history = Json.MAPPER.readTree(t.get("/api/rooms/r/messages").body()).get("messages");
+                assertThat(t.say("r", "ann", "after", AUTH).statusCode()).isEqualTo(201);
+                JsonNode history = Json.MAPPER.readTree(t.get("/api/rooms/r/messages", AUTH).body()).get("messages");
                 assertThat(history).extracting(m -> m.get("text").asText()).contains("before", "after");
             }
         } finally {

@@ -38,19 +38,28 @@ final class TestServer implements AutoCloseable {
         return URI.create(server.url() + path);
     }
 
-    HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        return client.send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30)).build(),
-                HttpResponse.BodyHandlers.ofString());
+    /** {@code headers}: names and values, in turn. */
+    HttpResponse<String> get(String path, String... headers) throws IOException, InterruptedException {
+        return send(HttpRequest.newBuilder(uri(path)), headers);
     }
 
-    HttpResponse<String> post(String path, String body) throws IOException, InterruptedException {
-        return client.send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30))
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> post(String path, String body, String... headers) throws IOException, InterruptedException {
+        return send(HttpRequest.newBuilder(uri(path)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)), headers);
     }
 
-    HttpResponse<String> say(String room, String user, String text) throws IOException, InterruptedException {
-        return post("/api/rooms/" + room + "/messages", "{\"user\": \"" + user + "\", \"text\": \"" + text + "\"}");
+    HttpResponse<String> say(String room, String user, String text, String... headers)
+            throws IOException, InterruptedException {
+        return post("/api/rooms/" + room + "/messages", "{\"user\": \"" + user + "\", \"text\": \"" + text + "\"}",
+                headers);
+    }
+
+    private HttpResponse<String> send(HttpRequest.Builder request, String... headers)
+            throws IOException, InterruptedException {
+        if (headers.length > 0) {
+            request.headers(headers);
+        }
+        return client.send(request.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.pulsebus.bench.http;
 
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -23,6 +24,8 @@ public final class RawHttp implements AutoCloseable {
     private final byte[] buf = new byte[16384];
     private int pos;
     private int limit;
+    /** Whether the line {@link #line} found unfinished had begun. */
+    private boolean partial;
     private final OutputStream out;
     private final String host;
 
@@ -40,14 +43,20 @@ public final class RawHttp implements AutoCloseable {
         out.flush();
     }
 
+    /**
+     * Reads one response.
+     *
+     * @throws EOFException when the server closed the connection before the response was whole (its
+     *                      message says where); an {@link IOException} when it is not HTTP
+     */
     public Response read() throws IOException {
         String status = line();
         if (status == null) {
-            throw new IOException("connection closed");
+            throw new EOFException(partial ? "connection closed inside the status line" : "connection closed");
         }
-        int code = Integer.parseInt(status.split(" ")[1]);
+        int code = statusCode(status);
         int length = 0;
-        for (String h; !(h = line()).isEmpty(); ) {
+        for (String h; !(h = header()).isEmpty(); ) {
             int colon = h.indexOf(':');
             if (colon > 0 && h.substring(0, colon).trim().toLowerCase(Locale.ROOT).equals("content-length")) {
                 length = Integer.parseInt(h.substring(colon + 1).trim());
@@ -57,7 +66,7 @@ public final class RawHttp implements AutoCloseable {
         int got = 0;
         while (got < length) {
             if (pos == limit && !fill()) {
-                throw new IOException("connection closed in a body");
+                throw new EOFException("connection closed in a body");
             }
             int n = Math.min(length - got, limit - pos);
             System.arraycopy(buf, pos, body, got, n);
@@ -82,11 +91,34 @@ public final class RawHttp implements AutoCloseable {
         return true;
     }
 
+    /** {@code HTTP/1.1 200 OK}'s 200. */
+    private static int statusCode(String line) throws IOException {
+        int sp = line.indexOf(' ');
+        if (line.startsWith("HTTP/") && sp > 0 && line.length() >= sp + 4) {
+            try {
+                return Integer.parseInt(line, sp + 1, sp + 4, 10);
+            } catch (NumberFormatException e) {
+                // said below
+            }
+        }
+        throw new IOException("not an HTTP status line: '" + line + "'");
+    }
+
+    private String header() throws IOException {
+        String h = line();
+        if (h == null) {
+            throw new EOFException("connection closed inside the headers");
+        }
+        return h;
+    }
+
+    /** The next line without its end; null when the connection closed first ({@link #partial}: after some of it). */
     private String line() throws IOException {
         StringBuilder b = new StringBuilder(64);
         while (true) {
             if (pos == limit && !fill()) {
-                return b.isEmpty() ? null : b.toString();
+                partial = !b.isEmpty();
+                return null;
             }
             while (pos < limit) {
                 char c = (char) (buf[pos++] & 0xff);
