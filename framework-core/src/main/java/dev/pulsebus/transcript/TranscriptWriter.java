@@ -47,7 +47,9 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Store failures</h2>
  * A batch that fails to commit (database down, disk full) is retried with backoff (50 ms doubling to 1 s),
- * in order, and stays readable through {@link #history}; nothing acknowledged is lost. {@link #healthy()} is false meanwhile.
+ * in order, and stays readable through {@link #history}; nothing acknowledged is lost. {@link #healthy()} is
+ * false meanwhile, from the second failure in a row (a first one may be a stale connection the retry
+ * replaces); from then on, callers of {@link #recordDurably} are answered at once instead of waiting.
  *
  * <h2>Closing while the store is down</h2>
  * {@link #close(Duration)} waits at most its timeout for the buffer to be written. What is still not
@@ -340,13 +342,12 @@ public final class TranscriptWriter implements AutoCloseable {
                 return true;
             } catch (Throwable t) {
                 failures.increment();
-                boolean first = healthy;
-                healthy = false; // before the answers fail: a durable record recorded from now on fails itself
-                if (backoff == FIRST_RETRY_BACKOFF_NANOS) {
+                // A first failure may be one stale connection, which the retry replaces; a second one is news.
+                if (backoff != FIRST_RETRY_BACKOFF_NANOS && healthy) {
+                    healthy = false; // before the answers fail: a durable record recorded from now on fails itself
                     failAnswers(waiters, failing(t));
-                }
-                if (first) {
-                    LOG.error("Transcript store failed to write a batch of {}; keeping it and retrying", batch.size(), t);
+                    LOG.error("Transcript store failed to write a batch of {} twice; keeping it and retrying",
+                            batch.size(), t);
                 }
                 LockSupport.parkNanos(backoff);
                 backoff = Math.min(backoff * 2, MAX_RETRY_BACKOFF_NANOS);
