@@ -1,6 +1,7 @@
 package dev.pulsebus.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pulsebus.internal.FailureLog;
 import dev.pulsebus.internal.Json;
 import dev.pulsebus.internal.Names;
 import dev.pulsebus.module.HttpRoute;
@@ -45,6 +46,7 @@ import org.slf4j.LoggerFactory;
 final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     private static final Logger LOG = LoggerFactory.getLogger(HttpHandler.class);
+    private final FailureLog sayFailures = new FailureLog(LOG, "Storing a say");
     private static final String OPENMETRICS = "application/openmetrics-text";
     private static final String OPENMETRICS_TYPE = "application/openmetrics-text; version=1.0.0; charset=utf-8";
     private static final String PROMETHEUS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
@@ -271,7 +273,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         }
         stored.whenComplete((record, error) -> {
             if (error != null) {
-                LOG.warn("Say in room {} not stored: {}", room, error.toString());
+                sayFailures.failed(error, "in room " + room); // a store that is down refuses many: not a line each
                 fail(ctx, "say", HttpResponseStatus.SERVICE_UNAVAILABLE, "not stored: " + error.getMessage(), keepAlive);
             } else if (record == null) {
                 fail(ctx, "say", HttpResponseStatus.SERVICE_UNAVAILABLE,
