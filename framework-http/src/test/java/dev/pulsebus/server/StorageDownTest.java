@@ -1,17 +1,13 @@
 package dev.pulsebus.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pulsebus.internal.Json;
+import dev.pulsebus.testing.PostgresSchema;
 import dev.pulsebus.testing.TcpProxy;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.SQLException;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -25,37 +21,15 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class StorageDownTest {
 
-    private static final String ADMIN = System.getProperty("pulsebus.test.postgres.url",
-            "jdbc:postgresql://127.0.0.1:5432/test?user=postgres&connectTimeout=3");
-
     private static final String[] AUTH = {"Authorization", "Bearer s3cret"};
 
     @TempDir
     Path dir;
 
-    /** A schema of this test's own on the PostgreSQL server; skips the test when there is none. */
-    private static String newSchema() {
-        String schema = "pb_" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
-        try (Connection c = DriverManager.getConnection(ADMIN)) {
-            c.createStatement().execute("CREATE SCHEMA " + schema);
-        } catch (SQLException e) {
-            System.err.println("[pulsebus] StorageDownTest skipped: no PostgreSQL at " + ADMIN + " (" + e.getMessage() + ")");
-            assumeTrue(false, "no PostgreSQL at " + ADMIN);
-        }
-        return schema;
-    }
-
-    private static void dropSchema(String schema) throws SQLException {
-        try (Connection c = DriverManager.getConnection(ADMIN)) {
-            c.createStatement().execute("DROP SCHEMA " + schema + " CASCADE");
-        }
-    }
-
     @Test
     void healthReportsStorageDownAndTheServerRecovers() throws Exception {
-        String schema = newSchema();
-        try (TcpProxy proxy = new TcpProxy(5432)) {
-            String url = ADMIN.replace("127.0.0.1:5432", "127.0.0.1:" + proxy.port()) + "&currentSchema=" + schema;
+        try (PostgresSchema schema = PostgresSchema.create("StorageDownTest"); TcpProxy proxy = new TcpProxy(5432)) {
+            String url = schema.jdbcUrl(proxy.port());
             try (TestServer t = new TestServer(dir, "token = \"s3cret\"\n", "jdbc_url = \"" + url + "\"\n")) {
                 assertThat(t.say("r", "ann", "before", AUTH).statusCode()).isEqualTo(201);
                 proxy.cut();
@@ -70,7 +44,7 @@ class StorageDownTest {
                 assertThat(h.get("status").asText()).isEqualTo("DOWN");
                 assertThat(h.at("/components/storage").asText()).isEqualTo("DOWN");
                 assertThat(h.has("error")).as("no error text without the token: " + h).isFalse();
-                assertThat(h.toString()).doesNotContain("127.0.0.1").doesNotContain(schema);
+                assertThat(h.toString()).doesNotContain("127.0.0.1").doesNotContain(schema.name());
                 HttpResponse<String> authed = t.get("/health", AUTH);
                 assertThat(authed.statusCode()).isEqualTo(503);
                 // why, from the last failed call or ping: for the operator, who has the token
@@ -91,8 +65,6 @@ class StorageDownTest {
                 JsonNode history = Json.MAPPER.readTree(t.get("/api/rooms/r/messages", AUTH).body()).get("messages");
                 assertThat(history).extracting(m -> m.get("text").asText()).contains("before", "after");
             }
-        } finally {
-            dropSchema(schema);
         }
     }
 
@@ -103,10 +75,8 @@ class StorageDownTest {
      */
     @Test
     void closeDuringAnOutageReturnsInTimeAndTheNextStartStoresWhatWasSpilled() throws Exception {
-        String schema = newSchema();
-        try (TcpProxy proxy = new TcpProxy(5432)) {
-            String storage = "jdbc_url = \"" + ADMIN.replace("127.0.0.1:5432", "127.0.0.1:" + proxy.port())
-                    + "&currentSchema=" + schema + "\"\n";
+        try (PostgresSchema schema = PostgresSchema.create("StorageDownTest"); TcpProxy proxy = new TcpProxy(5432)) {
+            String storage = "jdbc_url = \"" + schema.jdbcUrl(proxy.port()) + "\"\n";
             TestServer t = new TestServer(dir, "shutdown_timeout_ms = 2000\n", storage);
             java.util.concurrent.CompletableFuture<HttpResponse<String>> during;
             try {
@@ -128,8 +98,6 @@ class StorageDownTest {
                 assertThat(history).extracting(m -> m.get("text").asText()).containsExactly("before", "during");
                 assertThat(dir.resolve("data/spill")).isEmptyDirectory();
             }
-        } finally {
-            dropSchema(schema);
         }
     }
 }
