@@ -27,15 +27,18 @@ import org.slf4j.LoggerFactory;
  * one key never overlap and run in submission order.
  *
  * <h2>No yielding</h2>
- * A drainer retires as soon as its lane is idle, and never waits with {@code Thread.yield()}: a yielding
- * virtual thread keeps its carrier runnable (and wakes the other carriers as it resubmits itself), so
- * under CPU contention it takes the core from the submitter it waits for. The one wait left, for a task
- * counted but not yet enqueued, spins briefly and then parks in short steps.
+ * A drainer never waits with {@code Thread.yield()}: a yielding virtual thread keeps its carrier
+ * runnable (and wakes the other carriers as it resubmits itself), so under CPU contention it takes the
+ * core from the submitter it waits for. An idle drainer spins about a microsecond for more work of its
+ * key, then retires; one waiting for a task counted but not yet enqueued spins as briefly, then parks in
+ * short steps.
  */
 final class BlockingLanes {
 
     private static final Logger LOG = LoggerFactory.getLogger(EventBus.class);
     static final long WARN_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** How long an idle drainer spins for more work of its key before it retires (about a microsecond). */
+    private static final int LINGER_SPINS = 64;
     /** How long a drainer spins for a task counted but not yet enqueued before it parks in steps. */
     private static final int GAP_SPINS = 64;
     private static final long WAIT_STEP_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
@@ -227,6 +230,11 @@ final class BlockingLanes {
                     continue;
                 }
                 runOne(task);
+                // the last task of a burst: spin a moment (on this carrier, never yielding it) for the
+                // next one rather than pay a new drainer (a virtual thread start, a carrier wake-up) for it
+                for (int i = 0; i < LINGER_SPINS && wip.get() == 1; i++) {
+                    Thread.onSpinWait();
+                }
                 if (wip.decrementAndGet() == 0) {
                     // idle: retire unless a submitter got in first (it then starts the next drainer)
                     if (wip.compareAndSet(0, -1)) {
