@@ -10,7 +10,8 @@ import java.util.Map;
  * The benchmark's entry point: {@code mvn verify -Pbench [-Dbench.args="..."]} runs it with the JDK the
  * build selected. Writes {@code results.json} (the format of BENCH.md) and prints the table.
  *
- * <p>Exit status: 0 done, 1 a benchmark failed, 2 a bad command line.
+ * <p>Exit status: 0 done, 1 a benchmark failed (the other suites' rows are still written), 2 a bad command
+ * line, 3 a row regressed against {@code --compare}.
  */
 public final class BenchMain {
 
@@ -71,14 +72,21 @@ public final class BenchMain {
             return e.getMessage().isEmpty() ? 0 : 2;
         }
         Results results;
+        List<String> failed = new ArrayList<>();
         try {
-            results = run(options, suites);
+            results = run(options, suites, failed);
         } catch (Exception e) {
             System.err.println("bench: failed: " + e);
             e.printStackTrace();
             return 1;
         }
-        return report(options, results, baseline);
+        int status = report(options, results, baseline);
+        if (!failed.isEmpty()) {
+            System.err.println("bench: " + failed.size() + " suite(s) failed, their rows are missing: "
+                    + String.join(", ", failed));
+            return 1;
+        }
+        return status;
     }
 
     static Results readBaseline(Path file) throws BenchOptions.UsageException {
@@ -125,9 +133,10 @@ public final class BenchMain {
 
     /**
      * Runs the chosen suites in a temporary data directory of their own (never a real one), removed
-     * afterwards unless {@code --keep}.
+     * afterwards unless {@code --keep}. A suite that fails is reported and named in {@code failed}; the
+     * others still run and keep their rows.
      */
-    static Results run(BenchOptions options, Map<String, Suite> suites) throws Exception {
+    static Results run(BenchOptions options, Map<String, Suite> suites, List<String> failed) throws Exception {
         Meta meta = Meta.current(options, forkArgs());
         List<Row> rows = new ArrayList<>();
         options.dataDir = java.nio.file.Files.createTempDirectory("pulsebus-bench-");
@@ -145,6 +154,10 @@ public final class BenchMain {
                 long t0 = System.nanoTime();
                 try (Profile profile = Profile.start(options, name)) {
                     rows.addAll(suites.get(name).run(options));
+                } catch (Exception e) {
+                    System.err.println("bench: suite " + name + " failed: " + e);
+                    e.printStackTrace();
+                    failed.add(name);
                 }
                 System.out.printf("=== suite %s done in %d s (%d s so far) ===%n", name,
                         (System.nanoTime() - t0) / 1_000_000_000L, (System.nanoTime() - started) / 1_000_000_000L);

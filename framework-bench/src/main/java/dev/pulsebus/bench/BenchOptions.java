@@ -40,7 +40,10 @@ final class BenchOptions {
     final boolean profile;
     /** Another build's server jar for the startup suite to compare with, or null. */
     final Path against;
-    /** The run's temporary data directory, set by {@link BenchMain#run(BenchOptions, java.util.Map)}. */
+    /**
+     * The run's temporary data directory, set by
+     * {@link BenchMain#run(BenchOptions, java.util.Map, java.util.List)}.
+     */
     Path dataDir;
 
     private BenchOptions(boolean quick, List<String> suites, Path json, Path compare, Path html, Path out,

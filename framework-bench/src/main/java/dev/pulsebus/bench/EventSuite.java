@@ -21,9 +21,13 @@ final class EventSuite {
                         "one event to ten inline handlers of ten classes; ops/s counts events",
                         new JmhSuite.Target(15e6, "guava_eventbus", 3.0, 0.5)),
                 new JmhSuite.RowSpec("blocking_handler", true,
-                        "256 events in flight over 16 chats, each handler on a virtual thread; latency is "
-                                + "one event alone, publish to handler done; peers: Guava AsyncEventBus and a "
-                                + "bare virtual thread per event",
-                        new JmhSuite.Target(1e6, null, 0, -1))));
+                        "256 events in flight over 16 chats, each handler on a virtual thread, the publisher"
+                                + " parked until the last is done; latency is one event alone, publish to handler"
+                                + " done; peers: Guava AsyncEventBus and a bare virtual thread per event",
+                        new JmhSuite.Target(1e6, "guava_eventbus", 1.0, -1)),
+                new JmhSuite.RowSpec("blocking_handler_contended", false,
+                        "blocking_handler with a CPU hog thread per core spinning all along (a busy neighbour);"
+                                + " peer: Guava AsyncEventBus under the same hogs",
+                        new JmhSuite.Target(0, "guava_eventbus", 1.0, -1))));
     }
 }

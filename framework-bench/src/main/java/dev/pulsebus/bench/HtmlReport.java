@@ -50,7 +50,7 @@ final class HtmlReport {
                 .append("<th>max µs</th><th>B/op</th>");
         peers.forEach(p -> h.append("<th>").append(esc(p)).append("</th>"));
         if (comparison != null) {
-            h.append("<th>baseline ops/s</th><th>change</th><th>verdict</th>");
+            h.append("<th>baseline</th><th>change</th><th>verdict</th>");
         }
         h.append("</tr></thead><tbody>\n");
         for (Row r : results.results()) {
@@ -67,8 +67,11 @@ final class HtmlReport {
                         + (ratio == null ? "" : String.format(Locale.ROOT, " (%.2f×)", ratio))).append("</td>");
             }
             if (comparison != null) {
-                h.append("<td>").append(c == null ? "-" : Table.si(c.opsThen())).append("</td><td>")
-                        .append(c == null ? "-" : Comparison.percent(c.opsChange())).append("</td><td>")
+                Comparison.Measure shown = c == null ? null : c.headline();
+                h.append("<td>").append(shown == null ? "-"
+                                : esc(shown.figure().label() + " " + shown.figure().show(shown.then())))
+                        .append("</td><td>").append(shown == null ? "-" : Comparison.percent(shown.change()))
+                        .append("</td><td>")
                         .append(c == null ? "-" : c.verdict().label()).append("</td>");
             }
             h.append("</tr>\n");

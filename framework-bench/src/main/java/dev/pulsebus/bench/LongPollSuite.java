@@ -22,9 +22,13 @@ import org.HdrHistogram.Histogram;
  * The {@code longpoll} suite. {@code fanout_1000}: 1000 polls parked in one room, one message said, the
  * time until the last of the 1000 has its answer (rounds, after warm-up rounds). {@code memory_per_waiter}:
  * a server in a child JVM, its heap (after a full GC, through jcmd) and resident set size before and with
- * 1 k and 10 k parked polls.
+ * 1 k and 10 k parked polls. Where the open-file limit leaves room for fewer sockets, each row measures
+ * at the number that fits and says so in its note ({@link OpenFiles}).
  */
 final class LongPollSuite implements Suite {
+
+    /** Below this many polls a row says it was skipped: the open-file limit leaves too little to measure. */
+    private static final int MIN_WAITERS = 10;
 
     @Override
     public String name() {
@@ -40,13 +44,20 @@ final class LongPollSuite implements Suite {
     }
 
     private Row fanout(BenchOptions options) throws Exception {
-        int waiters = 1000;
+        int wanted = 1000;
         int warm = options.quick ? 2 : 5;
         int rounds = options.quick ? 3 : 20;
         Histogram h = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
         PulseBusServer server = ServerFixture.start(options, "longpoll", "");
+        OpenFiles files = OpenFiles.ofThisProcess();
+        int waiters = files.fit(wanted, 2); // the client's socket and the server's, both in this JVM
+        String shortOf = waiters == wanted ? "" : "; " + files.shortOf(wanted, waiters);
         double serverSide;
         try {
+            if (waiters < MIN_WAITERS) {
+                return ServerFixture.row("longpoll", "longpoll.fanout_1000", "ms", null, null, null,
+                        ServerFixture.peers(), "skipped: " + files.shortOf(wanted, waiters));
+            }
             URI url = server.url();
             List<RawHttp> conns = new ArrayList<>();
             for (int i = 0; i < waiters; i++) {
@@ -71,7 +82,7 @@ final class LongPollSuite implements Suite {
                             answered.countDown();
                         });
                     }
-                    waitFor(() -> server.waitingPolls() >= waiters, "1000 parked polls");
+                    waitFor(() -> server.waitingPolls() >= waiters, waiters + " parked polls");
                     long t0 = System.nanoTime();
                     seq = seq(sayer.exchange("POST", "/api/rooms/fan/messages", "{\"user\":\"b\",\"text\":\"news\"}"));
                     if (!answered.await(60, TimeUnit.SECONDS)) {
@@ -91,10 +102,11 @@ final class LongPollSuite implements Suite {
         }
         double p50 = h.getValueAtPercentile(50) / 1e6;
         return ServerFixture.row("longpoll", "longpoll.fanout_1000", "ms", null, h, null, ServerFixture.peers(),
-                String.format("one message said to a room with 1000 parked polls until all 1000 clients have read"
+                String.format("one message said to a room with %d parked polls until all %d clients have read"
                         + " their answer, %d rounds after %d warm-up; of it the server's part (commit to the last"
                         + " answer written, pulsebus_longpoll_delivery) averaged %.1f ms; target <= 30 ms warm: %s"
-                        + " (p50 %.1f ms)", rounds, warm, serverSide, p50 <= 30 ? "met" : "MISSED", p50));
+                        + " (p50 %.1f ms)%s", waiters, waiters, rounds, warm, serverSide, p50 <= 30 ? "met" : "MISSED",
+                        p50, shortOf));
     }
 
     private Row memory(BenchOptions options) throws Exception {
@@ -107,23 +119,38 @@ final class LongPollSuite implements Suite {
         List<RawHttp> conns = new ArrayList<>();
         try {
             URI url = childUrl(child);
+            int wanted = 10_000;
+            OpenFiles ours = OpenFiles.ofThisProcess(); // one socket per poll on each side
+            OpenFiles theirs = OpenFiles.of(child.pid());
+            OpenFiles tighter = ours.room() <= theirs.room() ? ours : theirs;
+            int large = tighter.fit(wanted, 1);
+            if (large < MIN_WAITERS) {
+                return ServerFixture.row("longpoll", "longpoll.memory_per_waiter", "B/waiter", null, null, null,
+                        ServerFixture.peers(), "skipped: " + tighter.shortOf(wanted, large));
+            }
+            int small = large / 10;
             try (RawHttp probe = new RawHttp(url.getHost(), url.getPort())) {
                 for (int i = 0; i < 200; i++) { // warm the paths a poll takes
                     probe.exchange("GET", "/api/rooms/mem/poll?after=0&timeout_ms=0", null);
                 }
                 long[] base = measure(child, probe);
-                long[] at1k = park(conns, url, 1000, child, probe);
-                long[] at10k = park(conns, url, 10_000, child, probe);
-                double heap1k = (at1k[0] - base[0]) / 1000.0;
-                double heap10k = (at10k[0] - base[0]) / 10_000.0;
-                double rss10kMb = (at10k[1] - base[1]) / 1e6;
-                boolean met = heap10k <= 8192 && rss10kMb <= 100;
-                return ServerFixture.row("longpoll", "longpoll.memory_per_waiter", "B/waiter", null, null, heap10k,
+                long[] atSmall = park(conns, url, small, child, probe);
+                long[] atLarge = park(conns, url, large, child, probe);
+                double heapSmall = (atSmall[0] - base[0]) / (double) small;
+                double heapLarge = (atLarge[0] - base[0]) / (double) large;
+                double rssLargeMb = (atLarge[1] - base[1]) / 1e6;
+                // the RSS target holds at 10 k only: at fewer, the process's fixed growth outweighs the polls
+                String heapMet = heapLarge <= 8192 ? "met" : "MISSED";
+                String rssMet = large < wanted ? "not checked at " + count(large)
+                        : rssLargeMb <= 100 ? "met" : "MISSED";
+                return ServerFixture.row("longpoll", "longpoll.memory_per_waiter", "B/waiter", null, null, heapLarge,
                         ServerFixture.peers(), String.format("server in a child JVM; heap after full GC per parked poll:"
-                                + " %.0f B at 1 k, %.0f B at 10 k (the B/op figure); RSS +%.1f MB at 1 k, +%.1f MB at"
-                                + " 10 k (%.0f B per waiter); targets <= 8 KB heap per waiter and <= +100 MB RSS at"
-                                + " 10 k: %s", heap1k, heap10k, (at1k[1] - base[1]) / 1e6, rss10kMb,
-                                (at10k[1] - base[1]) / 10_000.0, met ? "met" : "MISSED"));
+                                + " %.0f B at %s, %.0f B at %s (the B/op figure); RSS +%.1f MB at %s, +%.1f MB at"
+                                + " %s (%.0f B per waiter); targets <= 8 KB heap per waiter: %s; <= +100 MB RSS at"
+                                + " 10 k: %s%s", heapSmall, count(small), heapLarge, count(large),
+                                (atSmall[1] - base[1]) / 1e6, count(small), rssLargeMb, count(large),
+                                (atLarge[1] - base[1]) / (double) large, heapMet, rssMet,
+                                large == wanted ? "" : "; " + tighter.shortOf(wanted, large)));
             }
         } finally {
             for (RawHttp c : conns) {
@@ -134,6 +161,11 @@ final class LongPollSuite implements Suite {
                 child.destroyForcibly();
             }
         }
+    }
+
+    /** "10 k" for 10000, "700" for 700. */
+    static String count(int n) {
+        return n >= 1000 && n % 1000 == 0 ? n / 1000 + " k" : Integer.toString(n);
     }
 
     /** Parks polls until {@code total} wait, then measures the child. */

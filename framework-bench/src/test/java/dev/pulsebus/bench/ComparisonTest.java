@@ -54,9 +54,56 @@ class ComparisonTest {
         assertThat(c.changes()).extracting(Comparison.Change::verdict).containsExactly(
                 Comparison.Verdict.NOISE, Comparison.Verdict.REGRESSION, Comparison.Verdict.IMPROVEMENT,
                 Comparison.Verdict.REGRESSION, Comparison.Verdict.NOISE, Comparison.Verdict.NEW);
-        assertThat(c.changes().get(1).opsChange()).isCloseTo(-0.10, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(c.changes().get(1).measure(Comparison.Figure.OPS).change())
+                .isCloseTo(-0.10, org.assertj.core.data.Offset.offset(1e-9));
         assertThat(c.anyRegression()).isTrue();
         assertThat(c.render()).contains("event.slower").contains("-10.0%").contains("REGRESSION");
+    }
+
+    /** A duration row as the startup, e2e and long-poll suites write it: no ops/s, latency in us. */
+    private static Row duration(String name, Double p50Us, Double p99Us, Double bytes) {
+        return new Row("startup", name, "ms", null, p50Us, null, p99Us, null, null, bytes, 20, Map.of(), "");
+    }
+
+    private static final Results DURATIONS = results(
+            duration("startup.init", 24_000.0, 30_000.0, null),
+            duration("startup.jvm_floor", 40_000.0, 45_000.0, null),
+            duration("overall.e2e_roundtrip", 300.0, 1_200.0, 900.0),
+            duration("longpoll.fanout_1000", 12_000.0, 15_000.0, null),
+            duration("startup.quicker", 24_000.0, 30_000.0, null),
+            duration("longpoll.memory_per_waiter", null, null, 2_400.0));
+
+    @Test
+    void rowsWithoutThroughputCompareOnTheirLatencyAndBytesLowerBeingBetter() {
+        Results now = results(
+                duration("startup.init", 30_000.0, 31_000.0, null),          // p50 +25 %: regression
+                duration("startup.jvm_floor", 41_000.0, 46_000.0, null),     // +2.5 %, +2.2 %: noise
+                duration("overall.e2e_roundtrip", 305.0, 1_500.0, 900.0),    // p99 +25 %: regression
+                duration("longpoll.fanout_1000", 12_100.0, 15_000.0, 0.5),   // bytes only now: noise
+                duration("startup.quicker", 20_000.0, 25_000.0, null),       // -17 %: improvement
+                duration("longpoll.memory_per_waiter", null, null, 3_000.0)); // +25 % bytes: regression
+
+        Comparison c = Comparison.of(DURATIONS, now);
+
+        assertThat(c.changes()).extracting(Comparison.Change::verdict).containsExactly(
+                Comparison.Verdict.REGRESSION, Comparison.Verdict.NOISE, Comparison.Verdict.REGRESSION,
+                Comparison.Verdict.NOISE, Comparison.Verdict.IMPROVEMENT, Comparison.Verdict.REGRESSION);
+        assertThat(c.changes().get(0).measure(Comparison.Figure.P50).change())
+                .isCloseTo(0.25, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(c.changes().get(2).headline().figure()).isEqualTo(Comparison.Figure.P99);
+        assertThat(c.render()).contains("startup.init").contains("p50 24000.0 us -> 30000.0 us +25.0%");
+    }
+
+    @Test
+    void aSlowerStartFailsTheExitStatusAsAThroughputRegressionDoes() throws Exception {
+        Path baselineFile = dir.resolve("baseline.json");
+        DURATIONS.write(baselineFile);
+        BenchOptions options = BenchOptions.parse(new String[] {"--out", dir.toString(), "--compare",
+            baselineFile.toString()}, BenchMain.suites().keySet());
+        Results slowerStart = results(duration("startup.init", 26_000.0, 30_000.0, null));
+
+        assertThat(BenchMain.report(options, slowerStart, BenchMain.readBaseline(baselineFile))).isEqualTo(3);
+        assertThat(BenchMain.report(options, DURATIONS, BenchMain.readBaseline(baselineFile))).isZero();
     }
 
     @Test

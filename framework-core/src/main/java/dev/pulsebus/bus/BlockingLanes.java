@@ -25,13 +25,22 @@ import org.slf4j.LoggerFactory;
  * and leaves the map, so the map holds busy keys only; a submitter that finds a retired lane fetches a
  * new one. A new drainer for a key starts only after the previous one's last task finished, so tasks of
  * one key never overlap and run in submission order.
+ *
+ * <h2>No yielding</h2>
+ * A drainer never waits with {@code Thread.yield()}: a yielding virtual thread keeps its carrier
+ * runnable (and wakes the other carriers as it resubmits itself), so under CPU contention it takes the
+ * core from the submitter it waits for. An idle drainer spins about a microsecond for more work of its
+ * key, then retires; one waiting for a task counted but not yet enqueued spins as briefly, then parks in
+ * short steps.
  */
 final class BlockingLanes {
 
     private static final Logger LOG = LoggerFactory.getLogger(EventBus.class);
     static final long WARN_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
-    /** How many times an idle drainer yields, waiting for more work of its key, before it retires. */
-    private static final int LINGER_YIELDS = 8;
+    /** How long an idle drainer spins for more work of its key before it retires (about a microsecond). */
+    private static final int LINGER_SPINS = 64;
+    /** How long a drainer spins for a task counted but not yet enqueued before it parks in steps. */
+    private static final int GAP_SPINS = 64;
     private static final long WAIT_STEP_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
     private final ConcurrentHashMap<Object, Lane> lanes = new ConcurrentHashMap<>();
@@ -135,7 +144,7 @@ final class BlockingLanes {
 
     /**
      * Stops accepting tasks, then waits up to {@code timeoutNanos} for the pending ones to finish and
-     * their drainers to retire (a drainer lingers a few yields after its last task).
+     * their drainers to retire.
      */
     boolean close(long timeoutNanos) {
         closed = true;
@@ -198,19 +207,33 @@ final class BlockingLanes {
             }
         }
 
+        /**
+         * A submitter has counted its task and is about to enqueue it (or was descheduled in between):
+         * spin a moment, then park in steps rather than yield the carrier to it.
+         */
+        private void awaitEnqueued() {
+            for (int i = 0; tasks.isEmpty(); i++) {
+                if (i < GAP_SPINS) {
+                    Thread.onSpinWait();
+                } else {
+                    LockSupport.parkNanos(WAIT_STEP_NANOS);
+                }
+            }
+        }
+
         @Override
         public void run() {
             for (;;) {
                 Runnable task = tasks.poll();
                 if (task == null) {
-                    Thread.yield(); // a submitter has counted its task and is about to enqueue it
+                    awaitEnqueued();
                     continue;
                 }
                 runOne(task);
-                // the last task of a burst: linger a moment for the next one rather than pay a new
-                // drainer (a virtual thread start, a lane) for it
-                for (int i = 0; i < LINGER_YIELDS && wip.get() == 1; i++) {
-                    Thread.yield();
+                // the last task of a burst: spin a moment (on this carrier, never yielding it) for the
+                // next one rather than pay a new drainer (a virtual thread start, a carrier wake-up) for it
+                for (int i = 0; i < LINGER_SPINS && wip.get() == 1; i++) {
+                    Thread.onSpinWait();
                 }
                 if (wip.decrementAndGet() == 0) {
                     // idle: retire unless a submitter got in first (it then starts the next drainer)

@@ -6,8 +6,6 @@ import dev.pulsebus.bus.EventHandler;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
@@ -46,7 +44,7 @@ public class EventBench {
     private EventHandler<BenchEvent> direct;
     private EventHandler<BenchEvent>[] directTen;
     private ExecutorService virtualThreads;
-    private final AtomicLong done = new AtomicLong();
+    private final Completions done = new Completions();
     private EventHandler<BenchEvent> countingHandler;
 
     @Setup(Level.Trial)
@@ -63,7 +61,7 @@ public class EventBench {
         for (EventHandler<BenchEvent> h : directTen) {
             tenHandlers.subscribe(BenchEvent.class, h);
         }
-        countingHandler = e -> done.incrementAndGet();
+        countingHandler = e -> done.one();
         blocking = dev.pulsebus.bus.EventBus.builder().meterRegistry(new SimpleMeterRegistry())
                 .maxBlockingPending(BLOCKING_BATCH * 4).build();
         blocking.on(BenchEvent.class).blocking().subscribe(countingHandler);
@@ -193,28 +191,28 @@ public class EventBench {
     @Benchmark
     @OperationsPerInvocation(BLOCKING_BATCH)
     public void blocking_handler__pulsebus() {
-        long target = done.get() + BLOCKING_BATCH;
+        long target = done.expect(BLOCKING_BATCH);
         for (int i = 0; i < BLOCKING_BATCH; i++) {
             blocking.publish(chatEvents[i & (CHATS - 1)]);
         }
-        awaitDone(target);
+        done.await(target);
     }
 
     @Benchmark
     @OperationsPerInvocation(BLOCKING_BATCH)
     public void blocking_handler__guava_eventbus() {
-        long target = done.get() + BLOCKING_BATCH;
+        long target = done.expect(BLOCKING_BATCH);
         for (int i = 0; i < BLOCKING_BATCH; i++) {
             guavaBlocking.post(chatEvents[i & (CHATS - 1)]);
         }
-        awaitDone(target);
+        done.await(target);
     }
 
     /** The ceiling: the handler handed straight to a new virtual thread, no dispatch, no ordering. */
     @Benchmark
     @OperationsPerInvocation(BLOCKING_BATCH)
     public void blocking_handler__direct_call() {
-        long target = done.get() + BLOCKING_BATCH;
+        long target = done.expect(BLOCKING_BATCH);
         for (int i = 0; i < BLOCKING_BATCH; i++) {
             BenchEvent e = chatEvents[i & (CHATS - 1)];
             virtualThreads.execute(() -> {
@@ -225,24 +223,28 @@ public class EventBench {
                 }
             });
         }
-        awaitDone(target);
+        done.await(target);
+    }
+
+    // ---- event.blocking_handler_contended: the same with a CPU hog thread per core running (CpuHog)
+
+    @Benchmark
+    @OperationsPerInvocation(BLOCKING_BATCH)
+    public void blocking_handler_contended__pulsebus(CpuHog hog) {
+        blocking_handler__pulsebus();
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(BLOCKING_BATCH)
+    public void blocking_handler_contended__guava_eventbus(CpuHog hog) {
+        blocking_handler__guava_eventbus();
     }
 
     /** Latency of one event alone: publish, then wait until its handler has run on its virtual thread. */
     @Benchmark
     public void blocking_handler__pulsebus_round() {
-        long target = done.get() + 1;
+        long target = done.expect(1);
         blocking.publish(event);
-        awaitDone(target);
-    }
-
-    private void awaitDone(long target) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (done.get() < target) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException("blocking handlers stalled: " + (target - done.get()) + " missing");
-            }
-            Thread.yield(); // two cores: leave the carriers of the virtual threads room to run
-        }
+        done.awaitSpinning(target);
     }
 }

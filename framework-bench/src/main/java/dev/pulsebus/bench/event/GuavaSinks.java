@@ -2,7 +2,6 @@ package dev.pulsebus.bench.event;
 
 import com.google.common.eventbus.AllowConcurrentEvents;
 import com.google.common.eventbus.Subscribe;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -29,16 +28,16 @@ final class GuavaSinks {
     }
 
     static final class Counting {
-        private final AtomicLong done;
+        private final Completions done;
 
-        Counting(AtomicLong done) {
+        Counting(Completions done) {
             this.done = done;
         }
 
         @Subscribe
         @AllowConcurrentEvents
         public void on(BenchEvent event) {
-            done.incrementAndGet();
+            done.one();
         }
     }
 }
