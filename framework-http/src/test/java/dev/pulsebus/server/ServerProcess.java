@@ -63,16 +63,19 @@ final class ServerProcess implements AutoCloseable {
 
     /**
      * Starts the packaged jar ({@code pulsebus.server.jar}, set by the build) as a user does, with
-     * {@code config} and {@code dataDir}, its stderr in its log; returns once it listens.
+     * {@code config} and {@code dataDir} (and {@code jvmArgs} before {@code -jar}), its stderr in its log;
+     * returns once it listens.
      *
      * @throws IOException when it does not (what it printed is in the message)
      */
-    static ServerProcess fromJar(Path config, Path dataDir) throws IOException {
+    static ServerProcess fromJar(Path config, Path dataDir, String... jvmArgs) throws IOException {
         Path jar = Path.of(System.getProperty("pulsebus.server.jar", "target/pulsebus-server.jar"));
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException("no server jar at " + jar.toAbsolutePath() + " (mvn verify packages it)");
         }
-        ServerProcess p = new ServerProcess(command(List.of("-jar", jar.toAbsolutePath().toString()), "--config",
+        List<String> launch = new ArrayList<>(List.of(jvmArgs));
+        launch.addAll(List.of("-jar", jar.toAbsolutePath().toString()));
+        ServerProcess p = new ServerProcess(command(launch, "--config",
                 config.toString(), "--port", "0", "--data-dir", dataDir.toString()), null);
         if (p.url == null) {
             p.process.destroyForcibly();

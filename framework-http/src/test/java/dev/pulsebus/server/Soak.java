@@ -41,14 +41,18 @@ final class Soak {
     }
 
     static void run(Path config, Path data, Consumer<String> summary) throws Exception {
-        try (ServerProcess server = ServerProcess.fromJar(config, data)) {
+        // Native memory tracking (summary) tells what grew when RSS does.
+        try (ServerProcess server = ServerProcess.fromJar(config, data, "-XX:NativeMemoryTracking=summary")) {
             ChatClient chat = new ChatClient(server.url, Duration.ofSeconds(10));
             double capacity = closedLoop(server, 8, Duration.ofSeconds(5));
             double rate = capacity / 2;
             paced(server, rate, Duration.ofSeconds(15)); // warm-up
             long[] warm = footprint(server, chat);
+            Map<String, Long> warmClasses = histogram(server);
+            jcmd(server, "VM.native_memory", "baseline");
             Map<Integer, LongAdder> statuses = paced(server, rate, Duration.ofSeconds(60));
             long[] end = footprint(server, chat);
+            Map<String, Long> endClasses = histogram(server);
             int answered = parkedPolls(server, chat);
             double rss = (double) end[0] / warm[0] - 1;
             double heap = (double) end[1] / warm[1] - 1;
@@ -56,6 +60,11 @@ final class Soak {
                             + " /health 10/s): says %s; after GC RSS %d -> %d MB (%+.1f %%), heap %d -> %d MB (%+.1f %%);"
                             + " %d of %d parked polls answered by one message", rate, capacity, statuses,
                     warm[0] >> 20, end[0] >> 20, rss * 100, warm[1] >> 20, end[1] >> 20, heap * 100, answered, POLLS));
+            summary.accept("soak: native memory (NMT, committed) changed most in "
+                    + nativeGrowth(jcmd(server, "VM.native_memory", "summary.diff")));
+            if (heap > 0.10) {
+                summary.accept("soak: heap grew most in " + grown(warmClasses, endClasses));
+            }
             assertThat(statuses.keySet()).as("say statuses").containsOnly(201);
             assertThat(rss).as("RSS growth after GC").isLessThanOrEqualTo(0.10);
             assertThat(heap).as("heap growth after GC").isLessThanOrEqualTo(0.10);
@@ -122,8 +131,7 @@ final class Soak {
 
     /** RSS and heap used, in bytes, after a full GC of the server ({@code jcmd GC.run}). */
     private static long[] footprint(ServerProcess server, ChatClient chat) throws Exception {
-        String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
-        Process gc = new ProcessBuilder(jcmd, Long.toString(server.process.pid()), "GC.run")
+        Process gc = new ProcessBuilder(jcmd(), Long.toString(server.process.pid()), "GC.run")
                 .redirectErrorStream(true).start();
         gc.getInputStream().readAllBytes();
         gc.waitFor(60, TimeUnit.SECONDS);
@@ -134,6 +142,54 @@ final class Soak {
             heap += Double.parseDouble(m.group(1));
         }
         return new long[] {server.rssBytes(), (long) heap};
+    }
+
+    /** Bytes per class of the server's live heap ({@code jcmd GC.class_histogram}, which collects first). */
+    private static Map<String, Long> histogram(ServerProcess server) throws Exception {
+        Process p = new ProcessBuilder(jcmd(), Long.toString(server.process.pid()), "GC.class_histogram")
+                .redirectErrorStream(true).start();
+        String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        p.waitFor(60, TimeUnit.SECONDS);
+        Map<String, Long> bytes = new java.util.HashMap<>();
+        Matcher m = Pattern.compile("^\\s*\\d+:\\s+\\d+\\s+(\\d+)\\s+(\\S+)", Pattern.MULTILINE).matcher(text);
+        while (m.find()) {
+            bytes.merge(m.group(2), Long.parseLong(m.group(1)), Long::sum);
+        }
+        return bytes;
+    }
+
+    /** The five classes whose live bytes grew most from {@code before} to {@code after}. */
+    private static String grown(Map<String, Long> before, Map<String, Long> after) {
+        return after.entrySet().stream()
+                .map(e -> Map.entry(e.getKey(), e.getValue() - before.getOrDefault(e.getKey(), 0L)))
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(5)
+                .map(e -> e.getKey() + " +" + e.getValue() / 1024 + " KB").toList().toString();
+    }
+
+    private static String jcmd(ServerProcess server, String... command) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(jcmd(), Long.toString(server.process.pid())));
+        cmd.addAll(List.of(command));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        p.waitFor(60, TimeUnit.SECONDS);
+        return text;
+    }
+
+    /** The categories of a {@code VM.native_memory summary.diff} whose committed memory grew, most first. */
+    private static String nativeGrowth(String diff) {
+        Matcher m = Pattern.compile("^-\\s*(\\S[^(]*?) \\(reserved=\\S+, committed=(\\d+)KB ([+-]\\d+)KB\\)",
+                Pattern.MULTILINE).matcher(diff);
+        List<Map.Entry<String, Long>> grew = new ArrayList<>();
+        while (m.find()) {
+            grew.add(Map.entry(m.group(1).strip(), Long.parseLong(m.group(3))));
+        }
+        grew.sort(Map.Entry.<String, Long>comparingByValue().reversed());
+        return grew.stream().limit(5).map(e -> e.getKey() + " " + (e.getValue() >= 0 ? "+" : "") + e.getValue() + " KB")
+                .toList().toString();
+    }
+
+    private static String jcmd() {
+        return Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
     }
 
     /** Parks {@link #POLLS} polls on one room, says one message there, and counts the polls answered 200. */
