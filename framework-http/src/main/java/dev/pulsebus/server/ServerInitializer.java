@@ -27,9 +27,9 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The server's pipeline, in order: {@link ConnectionLimit} (refuse past {@code max_connections}),
- * {@link Linger} (close without a reset after a refusal), {@link RequestTimeout} (close clients that do not finish a request in time), the HTTP codec (request
- * line and header limits), {@link BodyLimit} (aggregates the body, 413 past {@code max_body_bytes}),
- * then the {@link HttpHandler}.
+ * {@link Linger} (close without a reset after a refusal), the HTTP codec (request line and header
+ * limits), {@link RequestTimeout} (close clients that do not finish a request in time), {@link BodyLimit}
+ * (aggregates the body, 413 past {@code max_body_bytes}), then the {@link HttpHandler}.
  */
 final class ServerInitializer extends ChannelInitializer<SocketChannel> {
 
