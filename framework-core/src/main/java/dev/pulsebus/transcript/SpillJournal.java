@@ -76,7 +76,8 @@ final class SpillJournal {
     /**
      * Appends every spilled record with a seq above {@code storedUpTo} to {@code store}, oldest file first,
      * in batches of {@code batchSize}, and deletes each file once its records are committed. Returns the
-     * records written. A file that cannot be read is renamed to {@code .corrupt} and reported, not retried.
+     * records written. Lines that cannot be read are not stored: they are moved to a file of their own,
+     * {@code <file>.corrupt-<millis>}, and reported.
      *
      * @throws Exception when the store fails: the files stay for the next start
      */
@@ -84,15 +85,13 @@ final class SpillJournal {
         List<Path> files = files();
         long written = 0;
         for (Path file : files) {
-            List<TranscriptRecord> records;
-            try {
-                records = read(file);
-            } catch (IOException | RuntimeException e) {
-                Path aside = file.resolveSibling(file.getFileName() + ".corrupt");
-                Files.move(file, aside, StandardCopyOption.REPLACE_EXISTING);
-                LOG.error("Spilled transcript file {} cannot be read ({}); moved to {} and left for you to look at",
-                        file, e.getMessage(), aside.getFileName());
-                continue;
+            List<String> bad = new ArrayList<>();
+            List<TranscriptRecord> records = readKeeping(file, bad);
+            if (!bad.isEmpty()) {
+                Path aside = file.resolveSibling(file.getFileName() + ".corrupt-" + System.currentTimeMillis());
+                Files.write(aside, bad, StandardCharsets.UTF_8);
+                LOG.error("Spilled transcript file {}: {} lines cannot be read and are not stored; they are in {}",
+                        file, bad.size(), aside.getFileName());
             }
             List<TranscriptRecord> batch = new ArrayList<>(Math.min(batchSize, records.size()));
             for (TranscriptRecord r : records) {
@@ -142,6 +141,22 @@ final class SpillJournal {
         } catch (NumberFormatException e) {
             return Long.MAX_VALUE;
         }
+    }
+
+    /** The records of {@code file}; the lines that are not records go to {@code bad}, as they were. */
+    private static List<TranscriptRecord> readKeeping(Path file, List<String> bad) throws IOException {
+        List<TranscriptRecord> out = new ArrayList<>();
+        for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+            if (line.isBlank()) {
+                continue;
+            }
+            try {
+                out.add(record(Json.MAPPER.readTree(line)));
+            } catch (IOException | RuntimeException e) {
+                bad.add(line);
+            }
+        }
+        return out;
     }
 
     static List<TranscriptRecord> read(Path file) throws IOException {

@@ -66,11 +66,12 @@ public final class TranscriptWriter implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(TranscriptWriter.class);
     private static final long WARN_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** The wait before the first retry of a failed batch; each next wait doubles. */
+    private static final long FIRST_RETRY_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     /**
      * The longest wait between retries of a failed batch: the store's recovery is noticed within it (says
      * are refused while the writer is unhealthy), and one attempt a second costs a down database nothing.
      */
-    private static final long FIRST_RETRY_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     private static final long MAX_RETRY_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final TranscriptStore store;
@@ -116,9 +117,9 @@ public final class TranscriptWriter implements AutoCloseable {
 
     /**
      * A record someone waits for: {@code then} runs on the writer once it is committed, and {@code answer}
-     * completes with its result. {@code answer} may fail earlier, when the record's first commit fails (its
-     * caller is not kept waiting for a store that is down); the record is still retried and {@code then}
-     * still runs once it commits.
+     * completes with its result. {@code answer} may fail earlier with a {@link NotYetStoredException}, when
+     * the store is found failing (its batch failed twice in a row); the record is still retried and
+     * {@code then} still runs once it commits.
      */
     private record Durable(TranscriptRecord record, Function<? super TranscriptRecord, ?> then,
                            CompletableFuture<Object> answer) {
@@ -188,22 +189,23 @@ public final class TranscriptWriter implements AutoCloseable {
      * its result: what must follow each commit in the order of the records (keeping them in memory,
      * answering waiters) goes here. A callback attached to a returned future instead runs on the attaching
      * thread when the commit came first, after a newer record's. {@code then} must be quick, it holds up
-     * the next commit; when it throws, the future fails. When the record's first commit fails (the store
-     * is down), the future fails at once, saying the record is kept: it is retried, and {@code then} runs
-     * when it commits. A record dropped from a full buffer or spilled at close is not stored by this writer:
-     * the future fails and {@code then} never runs.
+     * the next commit; when it throws, the future fails. While the store is failing (a batch failed twice
+     * in a row), the future fails at once with a {@link NotYetStoredException}: the record is kept and
+     * retried, and {@code then} runs when it commits. A record spilled at close fails it the same way (the
+     * next writer stores it; {@code then} never runs); one dropped from a full buffer, or lost because it
+     * could not be spilled, fails it with an {@link IllegalStateException}.
      */
     public <T> CompletionStage<T> recordDurably(ChatRef chat, String userId, Instant time, String messageId,
                                                 Message message, boolean outbound,
                                                 Function<? super TranscriptRecord, ? extends T> then) {
         CompletableFuture<Object> answer = new CompletableFuture<>();
+        TranscriptRecord r;
         synchronized (order) {
-            TranscriptRecord r = new TranscriptRecord(seq.incrementAndGet(), chat, userId, time, messageId, message,
-                    outbound);
+            r = new TranscriptRecord(seq.incrementAndGet(), chat, userId, time, messageId, message, outbound);
             enqueue(new Durable(r, then, answer));
         }
         if (!healthy) { // the store is failing: kept like any record, but its caller is not kept waiting
-            answer.completeExceptionally(failing(null));
+            answer.completeExceptionally(new NotYetStoredException(r, false, null));
         }
         // Someone waits: write now instead of at the flush interval. Records that arrive while this
         // batch commits go into the next one (group commit).
@@ -318,8 +320,9 @@ public final class TranscriptWriter implements AutoCloseable {
     }
 
     /**
-     * Returns once {@code batch} committed (true), or when close gave up on it (false). At its first failure,
-     * the answers of its {@code waiters} fail: they are not kept waiting for a store that is down.
+     * Returns once {@code batch} committed (true), or when close gave up on it (false). At its second
+     * failure in a row, the answers of its {@code waiters} fail ({@link NotYetStoredException}): they are
+     * not kept waiting for a store that is down.
      */
     private boolean writeWithRetry(List<TranscriptRecord> batch, List<Durable> waiters) {
         long backoff = FIRST_RETRY_BACKOFF_NANOS;
@@ -345,7 +348,7 @@ public final class TranscriptWriter implements AutoCloseable {
                 // A first failure may be one stale connection, which the retry replaces; a second one is news.
                 if (backoff != FIRST_RETRY_BACKOFF_NANOS && healthy) {
                     healthy = false; // before the answers fail: a durable record recorded from now on fails itself
-                    failAnswers(waiters, failing(t));
+                    failAnswers(waiters, t);
                     LOG.error("Transcript store failed to write a batch of {} twice; keeping it and retrying",
                             batch.size(), t);
                 }
@@ -359,21 +362,15 @@ public final class TranscriptWriter implements AutoCloseable {
      * Fails the answers of the batch's {@code waiters} and of every durable record waiting behind it: they
      * are kept and retried, but their callers learn now that the store is failing.
      */
-    private void failAnswers(List<Durable> waiters, IllegalStateException why) {
-        waiters.forEach(w -> w.answer().completeExceptionally(why));
+    private void failAnswers(List<Durable> waiters, Throwable cause) {
+        waiters.forEach(w -> w.answer().completeExceptionally(new NotYetStoredException(w.record(), false, cause)));
         synchronized (handover) {
             for (Object item : buffer) {
                 if (item instanceof Durable d) {
-                    d.answer().completeExceptionally(why);
+                    d.answer().completeExceptionally(new NotYetStoredException(d.record(), false, cause));
                 }
             }
         }
-    }
-
-    private static IllegalStateException failing(@Nullable Throwable cause) {
-        return new IllegalStateException("the transcript store is failing"
-                + (cause == null ? "" : " (" + cause.getClass().getSimpleName() + ")")
-                + ": kept, and stored once the store is back");
     }
 
     private void retentionLoop() {
@@ -491,10 +488,12 @@ public final class TranscriptWriter implements AutoCloseable {
      * Javadoc) and its durable futures fail. Idempotent: a second call returns at once.
      */
     public synchronized void close(Duration timeout) throws InterruptedException {
-        if (closing) {
-            return;
+        synchronized (order) { // producers hold it through their enqueue: none slips in after this
+            if (closing) {
+                return;
+            }
+            closing = true;
         }
-        closing = true;
         LockSupport.unpark(writer);
         LockSupport.unpark(retention);
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -503,6 +502,8 @@ public final class TranscriptWriter implements AutoCloseable {
             abandoned = true;
             LockSupport.unpark(writer);
             spillPending();
+        } else if (buffered.get() > 0) {
+            spillPending(); // the writer ended on a failure: nothing may stay behind unstored and unspilled
         }
         retention.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
         if (registry != null) {
@@ -513,16 +514,15 @@ public final class TranscriptWriter implements AutoCloseable {
     /** Spills what is not committed for sure: the batch being written and the buffer. */
     private void spillPending() {
         List<TranscriptRecord> pending = new ArrayList<>();
-        IllegalStateException notStored = new IllegalStateException(
-                "transcript store down at shutdown: record spilled, not yet stored");
+        List<Durable> waiting = new ArrayList<>();
         synchronized (handover) {
             pending.addAll(writing); // its commit may still land: the replay skips what the store has
-            writingWaiters.forEach(w -> w.answer().completeExceptionally(notStored)); // not acknowledged, whatever lands
+            waiting.addAll(writingWaiters);
             for (Object item; (item = buffer.poll()) != null; ) {
                 buffered.decrementAndGet();
                 if (item instanceof Durable d) {
                     pending.add(d.record());
-                    d.answer().completeExceptionally(notStored);
+                    waiting.add(d);
                 } else {
                     pending.add((TranscriptRecord) item);
                 }
@@ -532,18 +532,25 @@ public final class TranscriptWriter implements AutoCloseable {
             return;
         }
         pending.sort(Comparator.comparingLong(TranscriptRecord::seq));
+        boolean spilled = false;
         if (spill == null) {
             LOG.error("Transcript store down at shutdown: {} records not stored and lost (no spill directory set)",
                     pending.size());
-            return;
+        } else {
+            try {
+                java.nio.file.Path file = spill.write(pending);
+                spilled = true;
+                LOG.warn("Transcript store down at shutdown: {} records spilled to {}; they are written at the next"
+                        + " start", pending.size(), file);
+            } catch (java.io.IOException | RuntimeException e) {
+                LOG.error("Transcript store down at shutdown and the spill to {} failed: {} records lost: {}",
+                        spill.dir(), pending.size(), e.toString());
+            }
         }
-        try {
-            java.nio.file.Path file = spill.write(pending);
-            LOG.warn("Transcript store down at shutdown: {} records spilled to {}; they are written at the next start",
-                    pending.size(), file);
-        } catch (java.io.IOException | RuntimeException e) {
-            LOG.error("Transcript store down at shutdown and the spill to {} failed: {} records lost: {}",
-                    spill.dir(), pending.size(), e.toString());
+        for (Durable d : waiting) { // not acknowledged as stored, whatever lands
+            d.answer().completeExceptionally(spilled ? new NotYetStoredException(d.record(), true, null)
+                    : new IllegalStateException("the transcript store was down at shutdown: record "
+                            + d.record().seq() + " is not stored"));
         }
     }
 

@@ -215,13 +215,27 @@ class TranscriptWriterTest {
         }).toCompletableFuture();
 
         assertThatThrownBy(() -> answer.get(10, TimeUnit.SECONDS)).as("not kept waiting for the store")
-                .hasMessageContaining("the transcript store is failing (SQLException): kept, and stored once");
+                .cause().isInstanceOf(NotYetStoredException.class)
+                .hasMessageContaining("the transcript store is failing (SQLException): record 1 is kept and stored once");
         assertThat(followed).isEmpty();
 
         store.failNext.set(0);
         assertThat(w.flush(Duration.ofSeconds(10))).isTrue();
         assertThat(store.inner.last(ROOM, 10, Long.MAX_VALUE)).extracting(TranscriptRecord::text).containsExactly("m");
         assertThat(followed).as("what follows the commit still runs").containsExactly(1L);
+    }
+
+    @Test
+    void oneFailedCommitIsRetriedBeforeTheStoreCountsAsFailing() throws Exception {
+        TranscriptWriter w = writer(TranscriptWriter.builder(store).flushInterval(Duration.ofMillis(1)));
+        store.failNext.set(1); // one stale connection, say
+
+        TranscriptRecord r = w.recordDurably(ROOM, "ann", Instant.now(), "", Message.text("m"), false)
+                .toCompletableFuture().get(10, TimeUnit.SECONDS);
+
+        assertThat(r.text()).isEqualTo("m");
+        assertThat(w.healthy()).isTrue();
+        assertThat(store.failNext.get()).as("the first commit did fail").isZero();
     }
 
     @Test
@@ -312,7 +326,8 @@ class TranscriptWriterTest {
 
         w.close(Duration.ofMillis(200));
         assertThatThrownBy(stuck::get).as("not acknowledged: its commit may or may not land")
-                .hasMessageContaining("spilled, not yet stored");
+                .cause().isInstanceOf(NotYetStoredException.class)
+                .hasMessageContaining("is spilled to disk and stored at the next start");
         store.release(); // the stuck commit lands after all
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (store.stored() < 1 && System.nanoTime() < deadline) {
@@ -325,14 +340,23 @@ class TranscriptWriterTest {
     }
 
     @Test
-    void anUnreadableSpillFileIsMovedAsideNotRetried(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+    void unreadableSpillLinesAreSetAsideAndTheRestIsStored(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
             throws Exception {
-        java.nio.file.Files.createDirectories(dir);
-        java.nio.file.Files.writeString(dir.resolve("transcripts-1.jsonl"), "{\"seq\": 1, \"platform\"\n");
-        writer(TranscriptWriter.builder(store).spillDirectory(dir));
-        assertThat(store.stored()).isZero();
-        assertThat(dir.resolve("transcripts-1.jsonl.corrupt")).exists();
+        TranscriptRecord good = new TranscriptRecord(7, ROOM, "ann", Instant.parse("2026-12-01T10:00:00.123456789Z"),
+                "m-7", Message.text("kept"), false);
+        java.nio.file.Files.writeString(dir.resolve("transcripts-7.jsonl"),
+                SpillJournal.line(good) + "\n{\"seq\": 8, \"platform\"\n");
+
+        TranscriptWriter w = writer(TranscriptWriter.builder(store).spillDirectory(dir));
+
+        assertThat(store.inner.last(ROOM, 10, Long.MAX_VALUE)).containsExactly(good);
         assertThat(new SpillJournal(dir).files()).isEmpty();
+        try (var files = java.nio.file.Files.list(dir)) {
+            java.nio.file.Path aside = files.filter(f -> f.getFileName().toString().startsWith("transcripts-7.jsonl.corrupt-"))
+                    .findFirst().orElseThrow();
+            assertThat(java.nio.file.Files.readString(aside)).isEqualTo("{\"seq\": 8, \"platform\"\n");
+        }
+        assertThat(record(w, ROOM, "next").seq()).isEqualTo(8);
     }
 
     private void awaitStored(int n) throws InterruptedException {

@@ -6,6 +6,7 @@ import dev.pulsebus.internal.Json;
 import dev.pulsebus.internal.Names;
 import dev.pulsebus.module.HttpRoute;
 import dev.pulsebus.module.Routes;
+import dev.pulsebus.transcript.NotYetStoredException;
 import dev.pulsebus.transcript.TranscriptRecord;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -146,7 +147,11 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         if (route == null) {
             String allowed = routes.allowed(path);
             if (allowed != null) {
-                allow(ctx, req.method(), allowed, "module", keepAlive); // not among them: 405 with Allow
+                if (allow(ctx, req.method(), allowed, "module", keepAlive)) { // not among them: 405 with Allow
+                    // among them after all: a module (re)loaded this route since the lookup above
+                    fail(ctx, "module", HttpResponseStatus.SERVICE_UNAVAILABLE,
+                            "the route is being reloaded; try again", keepAlive);
+                }
             } else {
                 fail(ctx, "unknown", HttpResponseStatus.NOT_FOUND, "no such path: " + path, keepAlive);
             }
@@ -272,22 +277,33 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             return;
         }
         stored.whenComplete((record, error) -> {
-            if (error != null) {
-                sayFailures.failed(error, "in room " + room); // a store that is down refuses many: not a line each
-                fail(ctx, "say", HttpResponseStatus.SERVICE_UNAVAILABLE, "not stored: " + error.getMessage(), keepAlive);
+            Throwable cause = error instanceof java.util.concurrent.CompletionException c && c.getCause() != null
+                    ? c.getCause() : error;
+            if (cause instanceof NotYetStoredException kept) {
+                // taken, and stored later (at most once): 202, with the seq it will have; not to be resent
+                sayFailures.failed(cause, "in room " + room);
+                answer(ctx, HttpResponseStatus.ACCEPTED, kept.record(), keepAlive);
+            } else if (cause != null) {
+                sayFailures.failed(cause, "in room " + room); // a store that is down refuses many: not a line each
+                fail(ctx, "say", HttpResponseStatus.SERVICE_UNAVAILABLE, "not stored: " + cause.getMessage(), keepAlive);
             } else if (record == null) {
                 fail(ctx, "say", HttpResponseStatus.SERVICE_UNAVAILABLE,
                         "the server is busy (too many messages waiting); not stored, try again", keepAlive);
             } else {
-                try {
-                    reply(ctx, "say", HttpResponseStatus.CREATED, Responses.message(ctx, record), keepAlive);
-                } catch (RuntimeException e) { // a completion stage would swallow it and leave the client waiting
-                    LOG.warn("Say in room {} stored as seq {}, but not answered: {}", room, record.seq(), e.toString());
-                    fail(ctx, "say", HttpResponseStatus.INTERNAL_SERVER_ERROR, "stored as seq " + record.seq()
-                            + ", but the answer could not be written: " + e.getMessage(), keepAlive);
-                }
+                answer(ctx, HttpResponseStatus.CREATED, record, keepAlive);
             }
         });
+    }
+
+    /** A say's answer: the message as stored (201) or as it will be (202). */
+    private void answer(ChannelHandlerContext ctx, HttpResponseStatus status, TranscriptRecord record, boolean keepAlive) {
+        try {
+            reply(ctx, "say", status, Responses.message(ctx, record), keepAlive);
+        } catch (RuntimeException e) { // a completion stage would swallow it and leave the client waiting
+            LOG.warn("Say stored as seq {}, but not answered: {}", record.seq(), e.toString());
+            fail(ctx, "say", HttpResponseStatus.INTERNAL_SERVER_ERROR, "taken as seq " + record.seq()
+                    + ", but the answer could not be written: " + e.getMessage(), keepAlive);
+        }
     }
 
     private void history(ChannelHandlerContext ctx, String room, int limit, long before, boolean keepAlive) {

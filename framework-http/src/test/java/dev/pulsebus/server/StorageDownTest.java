@@ -89,7 +89,7 @@ class StorageDownTest {
             } finally {
                 t.server.close(); // returns: the test's timeout would catch a hang
             }
-            assertThat(during.get(10, TimeUnit.SECONDS).statusCode()).as("not acknowledged").isEqualTo(503);
+            assertThat(during.get(10, TimeUnit.SECONDS).statusCode()).as("taken, not stored yet").isEqualTo(202);
             assertThat(dir.resolve("data/spill")).isDirectoryContaining("glob:**/transcripts-*.jsonl");
 
             proxy.restore();
