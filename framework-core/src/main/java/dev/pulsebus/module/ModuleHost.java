@@ -150,6 +150,7 @@ public final class ModuleHost implements AutoCloseable {
     public List<LoadedModule> load(Path jar) {
         URLClassLoader loader = loaderFor(jar);
         List<BotModule> found = new ArrayList<>();
+        java.util.Set<String> off = new java.util.HashSet<>();
         boolean listed = false;
         try {
             for (BotModule m : ServiceLoader.load(BotModule.class, loader)) {
@@ -157,6 +158,8 @@ public final class ModuleHost implements AutoCloseable {
                     listed = true;
                     if (enabled(m.name())) {
                         found.add(m);
+                    } else {
+                        off.add(m.name());
                     }
                 }
             }
@@ -168,6 +171,19 @@ public final class ModuleHost implements AutoCloseable {
             closeQuietly(loader);
             throw new ModuleException("module jar " + jar + " lists no BotModule in "
                     + "META-INF/services/dev.pulsebus.module.BotModule");
+        }
+        for (boolean dropped = !off.isEmpty(); dropped; ) { // and those that need a module turned off
+            dropped = false;
+            for (java.util.Iterator<BotModule> it = found.iterator(); it.hasNext(); ) {
+                BotModule m = it.next();
+                String needed = m.dependencies().stream().filter(off::contains).findFirst().orElse(null);
+                if (needed != null) {
+                    LOG.warn("Module {} is not loaded: it needs {}, which is turned off", m.name(), needed);
+                    off.add(m.name());
+                    it.remove();
+                    dropped = true;
+                }
+            }
         }
         if (found.isEmpty()) { // all turned off
             closeQuietly(loader);

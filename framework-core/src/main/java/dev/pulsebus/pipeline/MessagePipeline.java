@@ -141,8 +141,8 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
         }
         try {
             for (Adapter a : adapters.values()) {
+                running.add(a); // before its start: one that fails part way is stopped too
                 a.start(this);
-                running.add(a);
             }
         } catch (Exception | Error e) {
             stopAdapters();

@@ -37,6 +37,27 @@ final class Opened {
     }
 
     /**
+     * Remembers a close that runs code the server does not control (adapters, modules) and may block: it
+     * runs on a thread of its own and is waited for at most a quarter of the time left, so the steps after
+     * it (the transcripts' flush or spill) keep their time. One still running then is left to finish (a
+     * daemon thread) and logged.
+     */
+    void addBounded(String what, AutoCloseable closeable) {
+        add(what, nanosLeft -> {
+            Thread t = Thread.ofPlatform().daemon().name("pulsebus-shutdown-" + what).start(() -> {
+                try {
+                    closeable.close();
+                } catch (Exception | LinkageError e) {
+                    LOG.warn("Shutdown step '{}' failed; going on: {}", what, e.toString());
+                }
+            });
+            if (!t.join(java.time.Duration.ofNanos(Math.max(TimeUnit.MILLISECONDS.toNanos(1), nanosLeft / 4)))) {
+                LOG.warn("Shutdown step '{}' did not finish in its share of server.shutdown_timeout_ms; going on", what);
+            }
+        });
+    }
+
+    /**
      * Closes everything, newest first, within {@code timeoutNanos} as far as each closer keeps to its
      * budget; forgets them. Returns the names of the steps that failed.
      */

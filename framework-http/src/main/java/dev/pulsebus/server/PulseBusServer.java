@@ -151,10 +151,10 @@ public final class PulseBusServer implements AutoCloseable {
             opened.add("pipeline", left -> pipeline.close(Duration.ofNanos(left - reserve(left))));
             this.modules = ModuleHost.builder(bus, commands).pipeline(pipeline).kv(storage.kv()).config(liveConfig)
                     .routes(routes).migrator(storage::migrate).meterRegistry(registry).build();
-            opened.add("modules", modules); // newest first; onUnload may still send
+            opened.addBounded("modules", modules); // newest first; onUnload may still send
             loadModules();
             pipeline.start(); // events flow once the modules are loaded
-            opened.add("adapters", pipeline::stopAdapters); // room lanes drain; their replies are recorded
+            opened.addBounded("adapters", pipeline::stopAdapters); // room lanes drain; their replies are recorded
             opened.add("answer waiting polls", polls::releaseAll);
 
             HttpHandler handler = new HttpHandler(config, chat, polls, work, config.metricsEnabled() ? registry : null,

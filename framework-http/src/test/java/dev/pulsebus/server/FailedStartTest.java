@@ -39,4 +39,27 @@ class FailedStartTest {
         assertThat(data.resolve("pulsebus.db")).as("storage was opened").exists();
         assertThat(OpenFiles.under(data)).as("files under the data directory still open").isEmpty();
     }
+
+    /**
+     * A failure after storage opened and before the listener (here: the configuration file turned
+     * unreadable between reading the settings and the start) closes the storage too: it stayed open before.
+     */
+    @Test
+    void aStartThatFailsBeforeListeningLeavesNoDatabaseFileOpen() throws Exception {
+        assumeTrue(OpenFiles.supported(), "open files are read from /proc/self/fd (Linux)");
+        Path data = dir.resolve("data");
+        Path file = Files.writeString(dir.resolve("pulsebus.toml"), """
+                [server]
+                port = 0
+                [storage]
+                data_dir = "%s"
+                """.formatted(data.toString().replace("\\", "/")));
+        ServerConfig config = ServerConfig.load(file, false, Map.of());
+        Files.writeString(file, "[server\nport = 0\n"); // broken once the settings were read
+
+        assertThatThrownBy(() -> PulseBusServer.start(config)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("line 1");
+        assertThat(data.resolve("pulsebus.db")).as("storage was opened").exists();
+        assertThat(OpenFiles.under(data)).as("files under the data directory still open").isEmpty();
+    }
 }
