@@ -12,26 +12,26 @@ import java.util.List;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The README's examples are this package's {@link EmbeddingExample} and {@link CommandExample}, compiled
- * by the build: the README must show them verbatim (from their first import on), and they must run as
- * the README says.
+ * The documentation's examples are this package's classes, compiled by the build: the README shows
+ * {@link EmbeddingExample}, {@code docs/COMMANDS.md} {@link CommandExample} and {@code docs/MODULES.md}
+ * {@link ModuleExample}, each verbatim (from its first import on), and they must run as the pages say.
  */
 class ReadmeExampleTest {
 
-    private static final Path README = Path.of("..", "README.md");
     private static final Path SOURCES = Path.of("src", "test", "java", "dev", "pulsebus", "example");
 
     @ParameterizedTest
-    @ValueSource(strings = {"EmbeddingExample.java", "CommandExample.java", "ModuleExample.java"})
-    void readmeShowsTheCompiledExampleVerbatim(String file) throws IOException {
+    @CsvSource({"EmbeddingExample.java, README.md", "CommandExample.java, docs/COMMANDS.md",
+            "ModuleExample.java, docs/MODULES.md"})
+    void documentationShowsTheCompiledExampleVerbatim(String file, String page) throws IOException {
         String source = Files.readString(SOURCES.resolve(file));
         String body = source.substring(source.indexOf("import ")).strip();
-        String readme = Files.readString(README);
+        String text = Files.readString(Path.of("..").resolve(page));
 
-        assertThat(readme).contains("```java\n" + body + "\n```");
+        assertThat(text).as(page).contains("```java\n" + body + "\n```");
     }
 
     @Test
