@@ -1,2 +1,6 @@
-/** Diagnosis helpers: {@link dev.pulsebus.diagnostics.MemorySnapshots} for finding where memory goes. */
+/**
+ * Diagnosis helpers: {@link dev.pulsebus.diagnostics.MemorySnapshots} for finding where memory goes.
+ *
+ * <p>It may import the JDK and {@code dev.pulsebus.internal}.
+ */
 package dev.pulsebus.diagnostics;
