@@ -6,4 +6,5 @@
  * <p>It may import the JDK, SLF4J, Jackson (TOML) and {@code dev.pulsebus.internal}; no other PulseBus
  * package.
  */
+@org.jspecify.annotations.NullMarked
 package dev.pulsebus.config;

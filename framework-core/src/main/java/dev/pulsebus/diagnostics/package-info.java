@@ -3,4 +3,5 @@
  *
  * <p>It may import the JDK and {@code dev.pulsebus.internal}.
  */
+@org.jspecify.annotations.NullMarked
 package dev.pulsebus.diagnostics;

@@ -6,4 +6,5 @@
  * <p>It may import the JDK, SLF4J and Jackson; of PulseBus only {@code dev.pulsebus.kv} (for
  * {@code KvJson}), a circle the architecture test names so that no other one forms.
  */
+@org.jspecify.annotations.NullMarked
 package dev.pulsebus.internal;

@@ -5,4 +5,5 @@
  *
  * <p>It may import the JDK, Jackson and {@code dev.pulsebus.internal}.
  */
+@org.jspecify.annotations.NullMarked
 package dev.pulsebus.kv;

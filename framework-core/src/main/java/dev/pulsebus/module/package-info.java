@@ -6,4 +6,5 @@
  * <p>It may import every other core package; only {@code framework-storage} and {@code framework-http}
  * build on it.
  */
+@org.jspecify.annotations.NullMarked
 package dev.pulsebus.module;

@@ -6,4 +6,5 @@
  * <p>It may import the JDK, SLF4J, Micrometer, Jackson, {@code dev.pulsebus.event} and
  * {@code dev.pulsebus.internal}.
  */
+@org.jspecify.annotations.NullMarked
 package dev.pulsebus.transcript;

@@ -11,4 +11,5 @@
  * <p>It may import every core package, {@code dev.pulsebus.storage}, Netty, Micrometer's Prometheus
  * registry and Logback; never the bench.
  */
+@org.jspecify.annotations.NullMarked
 package dev.pulsebus.server;

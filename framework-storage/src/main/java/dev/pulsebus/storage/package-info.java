@@ -5,4 +5,5 @@
  * <p>It may import {@code framework-core}'s packages, HikariCP, Flyway, Caffeine and the JDBC drivers;
  * never {@code dev.pulsebus.server} or the bench.
  */
+@org.jspecify.annotations.NullMarked
 package dev.pulsebus.storage;

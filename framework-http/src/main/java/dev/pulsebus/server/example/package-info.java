@@ -4,4 +4,5 @@
  * <p>It may import only the public API ({@code dev.pulsebus.module}, {@code command}, {@code kv},
  * {@code event}, {@code bus}); never {@code dev.pulsebus.internal} or the server.
  */
+@org.jspecify.annotations.NullMarked
 package dev.pulsebus.server.example;
