@@ -7,5 +7,9 @@
  * slow clients, HTTP codec with header limits, body aggregation with the size limit, then
  * {@code HttpHandler}, which routes. Netty's I/O threads never run bot code: a message said over HTTP is
  * stored, acknowledged, then handed to the message pipeline on a virtual thread.
+ *
+ * <p>It may import every core package, {@code dev.pulsebus.storage}, Netty, Micrometer's Prometheus
+ * registry and Logback; never the bench.
  */
+@org.jspecify.annotations.NullMarked
 package dev.pulsebus.server;

@@ -1,0 +1,10 @@
+/**
+ * Helpers shared by the PulseBus modules and by nothing else: JSON mappers and streaming, buffer
+ * pools, bounded LRU tables, rate-limited failure logging, writer threads and argument checks. Not an
+ * API: a bot module must not import it, and {@code ArchitectureTest} fails if an example does.
+ *
+ * <p>It may import the JDK, SLF4J and Jackson; of PulseBus only {@code dev.pulsebus.kv} (for
+ * {@code KvJson}), a circle the architecture test names so that no other one forms.
+ */
+@org.jspecify.annotations.NullMarked
+package dev.pulsebus.internal;
