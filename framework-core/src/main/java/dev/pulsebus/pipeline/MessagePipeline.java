@@ -52,12 +52,11 @@ import org.slf4j.LoggerFactory;
  * there too, so an adapter on an I/O thread should have its commands and subscribers be non-blocking or
  * blocking subscriptions ({@link dev.pulsebus.bus.SubscriptionBuilder#blocking()}).
  *
- * <p><b>Deduplication:</b> the last {@code dedupeCapacity} event ids (per platform) are remembered; a
- * repeat is dropped and counted. <b>Replies</b>, from a command's {@code call.reply}, an event's
- * {@code reply}, or {@link #message(Self)} to any chat, go through the platform's adapter; the returned
- * stage completes with the platform's message id or fails, and every failure is also counted in
- * {@code pulsebus_messages_sent_total{result="failed"}} and logged. Sent messages are recorded in the
- * transcript too.
+ * <p><b>Deduplication:</b> the last {@code dedupeCapacity} event ids are remembered (one table for all platforms,
+ * keyed by platform and id); a repeat is dropped and counted. <b>Replies</b>, from a command's {@code call.reply}, an
+ * event's {@code reply}, or {@link #message(Self)} to any chat, go through the platform's adapter; the returned stage
+ * completes with the platform's message id or fails, and every failure is also counted in {@code
+ * pulsebus_messages_sent_total{result="failed"}} and logged. Sent messages are recorded in the transcript too.
  *
  * <p>The pipeline owns its adapters and its transcript writer: {@link #close()} stops and closes them.
  * The bus and the router are the caller's.

@@ -11,17 +11,17 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The README's storage example is {@link StorageExample}: shown verbatim, and it runs as shown. */
+/** The storage page's example (docs/STORAGE.md) is {@link StorageExample}: shown verbatim, and it runs as shown. */
 class StorageReadmeExampleTest {
 
     @TempDir
     Path dir;
 
     @Test
-    void readmeShowsTheCompiledExampleVerbatim() throws IOException {
+    void theStoragePageShowsTheCompiledExampleVerbatim() throws IOException {
         String source = Files.readString(Path.of("src/test/java/dev/pulsebus/example/StorageExample.java"));
         String body = source.substring(source.indexOf("import ")).strip();
-        assertThat(Files.readString(Path.of("..", "README.md"))).contains("```java\n" + body + "\n```");
+        assertThat(Files.readString(Path.of("..", "docs", "STORAGE.md"))).contains("```java\n" + body + "\n```");
     }
 
     @Test
