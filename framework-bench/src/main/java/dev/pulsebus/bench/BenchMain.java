@@ -15,6 +15,11 @@ import java.util.Map;
  */
 public final class BenchMain {
 
+    /** The forks' system property naming the storage backend ({@code --backend}). */
+    static final String BACKEND_PROPERTY = "pulsebus.bench.backend";
+    /** The forks' system property naming the run's temporary data directory. */
+    static final String DIR_PROPERTY = "pulsebus.bench.dir";
+
     private BenchMain() {
     }
 
@@ -32,9 +37,9 @@ public final class BenchMain {
     /** The forks measure with this JVM's own flags plus a fixed heap, so runs compare. */
     static List<String> forkArgs(BenchOptions options) {
         List<String> args = forkArgs();
-        args.add("-D" + StorageSuite.BACKEND_PROPERTY + "=" + options.backend);
+        args.add("-D" + BACKEND_PROPERTY + "=" + options.backend);
         if (options.dataDir != null) {
-            args.add("-D" + StorageSuite.DIR_PROPERTY + "=" + options.dataDir);
+            args.add("-D" + DIR_PROPERTY + "=" + options.dataDir);
         }
         return args;
     }

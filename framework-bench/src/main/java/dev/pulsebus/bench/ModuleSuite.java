@@ -63,7 +63,7 @@ final class ModuleSuite implements Suite {
         long after;
         double seconds;
         try (ModuleHost host = ModuleHost.builder(bus, CommandRouter.builder().build()).build()) {
-            HttpSuite.progress("module.load_unload: " + warm + " warm-up cycles, then " + cycles);
+            Progress.print("module.load_unload: " + warm + " warm-up cycles, then " + cycles);
             for (int i = 0; i < warm; i++) {
                 host.load(jar);
                 host.unload("tiny");

@@ -64,7 +64,7 @@ final class OverallSuite implements Suite {
         long jitMillis;
         try (RawHttp sayer = new RawHttp(server.url().getHost(), server.url().getPort());
              RawHttp poller = new RawHttp(server.url().getHost(), server.url().getPort())) {
-            HttpSuite.progress("overall.e2e_roundtrip: warm-up at " + (long) RATE + "/s"
+            Progress.print("overall.e2e_roundtrip: warm-up at " + (long) RATE + "/s"
                     + (watchJit ? " until the JIT settles" : ", " + maxWarm + " round trips"));
             long interval = (long) (1e9 / RATE);
             long started = System.nanoTime();
@@ -81,7 +81,7 @@ final class OverallSuite implements Suite {
                 trip(sayer, poller, warm, started + warm * interval, h);
             }
             h.reset();
-            HttpSuite.progress("overall.e2e_roundtrip: " + measured + " round trips at " + (long) RATE + "/s");
+            Progress.print("overall.e2e_roundtrip: " + measured + " round trips at " + (long) RATE + "/s");
             started = System.nanoTime() - warm * interval; // a lag the warm-up left is not the measured trips' to pay
             allocated = ServerFixture.allocatedBytes();
             jitMillis = watchJit ? jit.getTotalCompilationTime() : 0;
@@ -113,7 +113,7 @@ final class OverallSuite implements Suite {
         while (System.nanoTime() < intended) {
             Thread.onSpinWait();
         }
-        long seq = LongPollSuite.seq(sayer.exchange("POST", "/api/rooms/e2e/messages",
+        long seq = ServerFixture.seq(sayer.exchange("POST", "/api/rooms/e2e/messages",
                 "{\"user\":\"bench\",\"text\":\"/echo " + i + "\"}"));
         String expected = Integer.toString(i);
         while (true) {

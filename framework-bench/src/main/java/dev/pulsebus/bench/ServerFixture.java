@@ -1,5 +1,7 @@
 package dev.pulsebus.bench;
 
+import dev.pulsebus.bench.http.RawHttp;
+import dev.pulsebus.internal.Json;
 import dev.pulsebus.server.PulseBusServer;
 import dev.pulsebus.server.ServerConfig;
 import java.io.IOException;
@@ -8,14 +10,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Pattern;
 import org.HdrHistogram.Histogram;
 
 /**
  * Shared by the socket suites: a real server in this JVM with its data in the run's temporary directory,
- * rows from latency histograms, and the bytes this process allocates (all threads) for per-request
- * figures.
+ * how to find a launched server's URL and a say's seq, rows from latency histograms, and the bytes this
+ * process allocates (all threads) for per-request figures.
  */
 final class ServerFixture {
+
+    /** The line a server prints once it listens, with its URL: how a suite finds a server it launched. */
+    static final Pattern LISTENING = Pattern.compile("is listening on (http://\\S+)");
 
     private ServerFixture() {
     }
@@ -58,6 +64,14 @@ final class ServerFixture {
 
     static String us(Histogram h, double percentile) {
         return String.format("%.0f us", h.getValueAtPercentile(percentile) / 1e3);
+    }
+
+    /** The seq of the message a say stored, from its 201 answer; any other answer is an error. */
+    static long seq(RawHttp.Response r) throws IOException {
+        if (r.status() != 201) {
+            throw new IOException("say answered " + r.status() + ": " + r.body());
+        }
+        return Json.MAPPER.readTree(r.body()).get("seq").asLong();
     }
 
     static Map<String, Double> peers(Object... nameValue) {

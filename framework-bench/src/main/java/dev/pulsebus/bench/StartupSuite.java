@@ -43,8 +43,6 @@ import org.HdrHistogram.Histogram;
  */
 final class StartupSuite implements Suite {
 
-    static final Pattern LISTENING = Pattern.compile("is listening on (http://\\S+)");
-
     /** Where the targets were set: bare Netty ready in 253 ms plain, 151 ms with an archive. */
     private static final double NETTY_THEN_MS = 253;
     private static final double NETTY_ARCHIVED_THEN_MS = 151;
@@ -65,7 +63,7 @@ final class StartupSuite implements Suite {
         Histogram floor = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
         String own = Path.of(Nothing.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
         for (int i = 0; i < rounds + 1; i++) {
-            HttpSuite.progress("startup.jvm_floor: round " + (i + 1));
+            Progress.print("startup.jvm_floor: round " + (i + 1));
             long t0 = System.nanoTime();
             Process p = new ProcessBuilder(java, "-cp", own, Nothing.class.getName()).inheritIO().start();
             p.waitFor();
@@ -91,7 +89,7 @@ final class StartupSuite implements Suite {
             if (options.against != null) {
                 other = serverCommand(java, root, options.against);
                 try {
-                    HttpSuite.progress("startup: a first launch of the --against jar");
+                    Progress.print("startup: a first launch of the --against jar");
                     coldToReady(other, root, dir.resolve("against"), false);
                 } catch (IOException e) {
                     againstNote = "; the --against jar left out: " + e.getMessage();
@@ -112,7 +110,7 @@ final class StartupSuite implements Suite {
             boolean aot = Runtime.version().feature() >= 25;
             Path serverCache = dir.resolve(aot ? "server.aot" : "server.jsa");
             Path bareCache = dir.resolve(aot ? "bare.aot" : "bare.jsa");
-            HttpSuite.progress("startup.cold_to_ready_archived: a first run writes the " + (aot ? "AOT cache" : "archive"));
+            Progress.print("startup.cold_to_ready_archived: a first run writes the " + (aot ? "AOT cache" : "archive"));
             train(server, aot ? "-XX:AOTCacheOutput=" + serverCache : "-XX:ArchiveClassesAtExit=" + serverCache, root,
                     dir.resolve("archive"), true);
             train(bare, aot ? "-XX:AOTCacheOutput=" + bareCache : "-XX:ArchiveClassesAtExit=" + bareCache, null,
@@ -165,7 +163,7 @@ final class StartupSuite implements Suite {
         String archived = "";
         if (Runtime.version().feature() >= 25 && archivable) {
             Path cache = dir.resolve("init.aot");
-            HttpSuite.progress("startup.init: a first run writes an AOT cache");
+            Progress.print("startup.init: a first run writes an AOT cache");
             initRounds("startup.init: training", 1, withJvmOptions(probe, List.of("-XX:AOTCacheOutput=" + cache)));
             if (Files.exists(cache)) {
                 Histogram fromCache = initRounds("startup.init from the AOT cache", rounds,
@@ -225,7 +223,7 @@ final class StartupSuite implements Suite {
         }
         Pattern times = Pattern.compile("init_ns (\\d+) again_ns (\\d+)");
         for (int i = 0; i < rounds; i++) {
-            HttpSuite.progress(label + ": round " + (i + 1));
+            Progress.print(label + ": round " + (i + 1));
             for (int k = 0; k < n; k++) {
                 int c = i % 2 == 0 ? k : n - 1 - k;
                 Process p = new ProcessBuilder(commands.get(c)).redirectError(ProcessBuilder.Redirect.DISCARD).start();
@@ -325,7 +323,7 @@ final class StartupSuite implements Suite {
             h[l] = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
         }
         for (int i = 0; i < rounds + 1; i++) {
-            HttpSuite.progress(label + ": round " + (i + 1) + " of " + (rounds + 1) + " (" + n + " launches in turn)");
+            Progress.print(label + ": round " + (i + 1) + " of " + (rounds + 1) + " (" + n + " launches in turn)");
             for (int k = 0; k < n; k++) {
                 int l = i % 2 == 0 ? k : n - 1 - k; // every other round the other way round
                 Launch launch = launches.get(l);
@@ -403,7 +401,7 @@ final class StartupSuite implements Suite {
             BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
             URI url = null;
             for (String line; url == null && (line = out.readLine()) != null; ) {
-                Matcher m = LISTENING.matcher(line);
+                Matcher m = ServerFixture.LISTENING.matcher(line);
                 if (m.find()) {
                     url = URI.create(m.group(1));
                 }

@@ -10,9 +10,6 @@ import java.util.List;
  */
 final class StorageSuite {
 
-    static final String BACKEND_PROPERTY = "pulsebus.bench.backend";
-    static final String DIR_PROPERTY = "pulsebus.bench.dir";
-
     private StorageSuite() {
     }
 
