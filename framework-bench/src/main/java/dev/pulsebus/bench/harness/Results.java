@@ -1,4 +1,4 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.harness;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.DeserializationFeature;

@@ -1,9 +1,9 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.harness;
 
 import java.util.List;
 
 /** One suite of rows ({@code event}, later {@code router}, {@code storage}, ...), see BENCH.md. */
-interface Suite {
+public interface Suite {
 
     String name();
 

@@ -1,8 +1,10 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.http;
 
-import dev.pulsebus.bench.http.LoadClient;
-import dev.pulsebus.bench.http.NoopServer;
-import dev.pulsebus.bench.http.RawHttp;
+import dev.pulsebus.bench.harness.BenchOptions;
+import dev.pulsebus.bench.harness.Progress;
+import dev.pulsebus.bench.harness.Row;
+import dev.pulsebus.bench.harness.ServerFixture;
+import dev.pulsebus.bench.harness.Suite;
 import dev.pulsebus.server.PulseBusServer;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +18,7 @@ import java.util.function.Supplier;
  * do-nothing Netty server ({@code peers.noop_floor}) takes the same load in the same run: its throughput
  * is the ceiling of this harness on this machine, and its open-loop latency the harness's own floor.
  */
-final class HttpSuite implements Suite {
+public final class HttpSuite implements Suite {
 
     static final int CONNECTIONS = 32;
     private static final byte[] NO_BODY = new byte[0];
@@ -28,8 +30,8 @@ final class HttpSuite implements Suite {
 
     @Override
     public List<Row> run(BenchOptions options) throws Exception {
-        Duration warmup = options.quick ? Duration.ofSeconds(1) : Duration.ofSeconds(3);
-        Duration measure = options.quick ? Duration.ofSeconds(1) : Duration.ofSeconds(5);
+        Duration warmup = options.quick() ? Duration.ofSeconds(1) : Duration.ofSeconds(3);
+        Duration measure = options.quick() ? Duration.ofSeconds(1) : Duration.ofSeconds(5);
         List<Row> rows = new ArrayList<>();
         try (LoadClient client = new LoadClient(1); NoopServer noop = new NoopServer()) {
             PulseBusServer server = ServerFixture.start(options, "http", "");

@@ -1,6 +1,11 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.module;
 
-import dev.pulsebus.bench.module.ModuleBench;
+import dev.pulsebus.bench.harness.BenchOptions;
+import dev.pulsebus.bench.harness.JmhSuite;
+import dev.pulsebus.bench.harness.Progress;
+import dev.pulsebus.bench.harness.Row;
+import dev.pulsebus.bench.harness.ServerFixture;
+import dev.pulsebus.bench.harness.Suite;
 import dev.pulsebus.bus.EventBus;
 import dev.pulsebus.command.CommandRouter;
 import dev.pulsebus.module.ModuleHost;
@@ -19,7 +24,7 @@ import org.HdrHistogram.Histogram;
  * a command, a subscription, a service, a timer) and unloaded over and over; cycles per second, the
  * latency of one cycle, and the heap after a full GC before and after, which must stay flat.
  */
-final class ModuleSuite implements Suite {
+public final class ModuleSuite implements Suite {
 
     @Override
     public String name() {
@@ -36,7 +41,7 @@ final class ModuleSuite implements Suite {
     }
 
     private Row loadUnload(BenchOptions options) throws Exception {
-        Path dir = Files.createDirectories(options.dataDir.resolve("module"));
+        Path dir = Files.createDirectories(options.dataDir().resolve("module"));
         Path jar = ModuleJars.build(dir, "tiny", "tiny", "TinyModule", "TinyModule.java", """
                 package tiny;
 
@@ -55,7 +60,7 @@ final class ModuleSuite implements Suite {
                     }
                 }
                 """);
-        int warm = options.quick ? 100 : 200;
+        int warm = options.quick() ? 100 : 200;
         int cycles = 1000;
         Histogram h = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
         EventBus bus = EventBus.create();

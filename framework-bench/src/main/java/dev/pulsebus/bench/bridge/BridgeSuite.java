@@ -1,16 +1,16 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.bridge;
 
-import dev.pulsebus.bench.bridge.BridgeBench;
-import dev.pulsebus.bench.bridge.SendBench;
+import dev.pulsebus.bench.harness.JmhSuite;
+import dev.pulsebus.bench.harness.Suite;
 import java.util.List;
 
 /** The {@code bridge} and {@code send} suites: the message pipeline in and out. */
-final class BridgeSuite {
+public final class BridgeSuite {
 
     private BridgeSuite() {
     }
 
-    static Suite bridge() {
+    public static Suite bridge() {
         return new JmhSuite("bridge", BridgeBench.class, List.of(), List.of(
                 new JmhSuite.RowSpec("single_handler", false,
                         "adapter -> dedupe -> transcript (in-memory store) -> router miss -> bus -> one handler",
@@ -22,7 +22,7 @@ final class BridgeSuite {
                         null)));
     }
 
-    static Suite send() {
+    public static Suite send() {
         return new JmhSuite("send", SendBench.class, List.of(), List.of(
                 new JmhSuite.RowSpec("reply", false,
                         "event.reply -> adapter lookup -> in-memory adapter, sent message recorded",

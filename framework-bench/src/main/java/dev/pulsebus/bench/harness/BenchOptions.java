@@ -1,4 +1,4 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.harness;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Set;
 
 /** The benchmark's command line. */
-final class BenchOptions {
+public final class BenchOptions {
 
     static final Set<String> BACKENDS = Set.of("sqlite", "postgres", "mysql");
 
@@ -45,6 +45,21 @@ final class BenchOptions {
      * {@link BenchMain#run(BenchOptions, java.util.Map, java.util.List)}.
      */
     Path dataDir;
+
+    /** A smoke run ({@code --quick}): fewer samples. */
+    public boolean quick() {
+        return quick;
+    }
+
+    /** The run's temporary data directory: each suite keeps its data under it. */
+    public Path dataDir() {
+        return dataDir;
+    }
+
+    /** Another build's server jar for the startup suite ({@code --against}), or null. */
+    public Path against() {
+        return against;
+    }
 
     private BenchOptions(boolean quick, List<String> suites, Path json, Path compare, Path html, Path out,
                          String backend, boolean keep, boolean profile, Path against) {

@@ -1,4 +1,4 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.harness;
 
 import java.util.LinkedHashSet;
 import java.util.Locale;

@@ -1,10 +1,12 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.startup;
 
+import dev.pulsebus.bench.harness.BenchOptions;
+import dev.pulsebus.bench.harness.Progress;
+import dev.pulsebus.bench.harness.Row;
+import dev.pulsebus.bench.harness.ServerFixture;
+import dev.pulsebus.bench.harness.Suite;
 import dev.pulsebus.bench.http.NoopServer;
 import dev.pulsebus.bench.http.RawHttp;
-import dev.pulsebus.bench.startup.BareNetty;
-import dev.pulsebus.bench.startup.InitProbe;
-import dev.pulsebus.bench.startup.Nothing;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
@@ -41,7 +43,7 @@ import org.HdrHistogram.Histogram;
  * the same way in the same rounds (its own cache in the archived row), and {@code init}'s probe is run
  * on both jars' classes in turn. A jar that does not start, or writes no cache, is left out with a note.
  */
-final class StartupSuite implements Suite {
+public final class StartupSuite implements Suite {
 
     /** Where the targets were set: bare Netty ready in 253 ms plain, 151 ms with an archive. */
     private static final double NETTY_THEN_MS = 253;
@@ -54,11 +56,11 @@ final class StartupSuite implements Suite {
 
     @Override
     public List<Row> run(BenchOptions options) throws Exception {
-        int rounds = options.quick ? 3 : 20; // each round of the server rows launches the server, bare Netty (and --against)
+        int rounds = options.quick() ? 3 : 20; // each round of the server rows launches the server, bare Netty (and --against)
         List<Row> rows = new ArrayList<>();
         String againstNote = ""; // why --against's jar was left out, if it was
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Path dir = Files.createDirectories(options.dataDir.resolve("startup"));
+        Path dir = Files.createDirectories(options.dataDir().resolve("startup"));
 
         Histogram floor = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
         String own = Path.of(Nothing.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
@@ -86,8 +88,8 @@ final class StartupSuite implements Suite {
             List<String> bare = new ArrayList<>(jvm(java));
             bare.addAll(List.of("-cp", bareNettyClassPath(dir), BareNetty.class.getName()));
             List<String> other = null; // --against: another build's jar, launched as ours is
-            if (options.against != null) {
-                other = serverCommand(java, root, options.against);
+            if (options.against() != null) {
+                other = serverCommand(java, root, options.against());
                 try {
                     Progress.print("startup: a first launch of the --against jar");
                     coldToReady(other, root, dir.resolve("against"), false);
@@ -173,12 +175,12 @@ final class StartupSuite implements Suite {
             }
         }
         String ab = "";
-        if (options.against != null && jar != null) {
+        if (options.against() != null && jar != null) {
             // The probe on each build's classes (its server jar holds them and their dependencies), in turn.
             try {
                 Histogram[][] both = initRoundsInTurn("startup.init: this build and --against in turn", rounds, List.of(
                         probeOn(java, probeJar + File.pathSeparator + jar),
-                        probeOn(java, probeJar + File.pathSeparator + options.against)));
+                        probeOn(java, probeJar + File.pathSeparator + options.against())));
                 double ours50 = both[0][0].getValueAtPercentile(50) / 1e6;
                 double other50 = both[1][0].getValueAtPercentile(50) / 1e6;
                 ab = String.format("; on the server jars' classes, in turn with the --against jar: p50 %.1f ms,"
@@ -186,7 +188,7 @@ final class StartupSuite implements Suite {
             } catch (IllegalStateException e) { // the other build's classes do not fit this probe
                 ab = "; --against left out of startup.init: " + e.getMessage();
             }
-        } else if (options.against != null) {
+        } else if (options.against() != null) {
             ab = "; --against left out: this build has no server jar to compare it with";
         }
         double i50 = plainInit[0].getValueAtPercentile(50) / 1e6;

@@ -1,4 +1,4 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.harness;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -28,15 +28,15 @@ import org.openjdk.jmh.annotations.Mode;
  * <p>Throughput runs with JMH's GC profiler, whose {@code gc.alloc.rate.norm} is the row's bytes per
  * operation. Latency runs in JMH's sample mode (every invocation timed, in microseconds).
  */
-final class JmhSuite implements Suite {
+public final class JmhSuite implements Suite {
 
     static final String OURS = "pulsebus";
     private static final String ROUND = "__" + OURS + "_round";
     private static final String ALLOC = "gc.alloc.rate.norm";
 
     /** A target from the issue that set it, checked (never asserted) and written into the row's note. */
-    record Target(double minOpsPerSec, String peer, double minRatio, double maxAllocBytes, double maxP99Us) {
-        Target(double minOpsPerSec, String peer, double minRatio, double maxAllocBytes) {
+    public record Target(double minOpsPerSec, String peer, double minRatio, double maxAllocBytes, double maxP99Us) {
+        public Target(double minOpsPerSec, String peer, double minRatio, double maxAllocBytes) {
             this(minOpsPerSec, peer, minRatio, maxAllocBytes, -1);
         }
 
@@ -64,7 +64,7 @@ final class JmhSuite implements Suite {
     }
 
     /** One row: its short name (the method prefix), whether it has a latency method, its note, target. */
-    record RowSpec(String row, boolean latency, String note, Target target) {
+    public record RowSpec(String row, boolean latency, String note, Target target) {
     }
 
     private final String name;
@@ -72,7 +72,7 @@ final class JmhSuite implements Suite {
     private final List<String> peers;
     private final List<RowSpec> rows;
 
-    JmhSuite(String name, Class<?> benchmarks, List<String> peers, List<RowSpec> rows) {
+    public JmhSuite(String name, Class<?> benchmarks, List<String> peers, List<RowSpec> rows) {
         this.name = name;
         this.benchmarks = benchmarks;
         this.peers = List.copyOf(peers);

@@ -1,6 +1,7 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.storage;
 
-import dev.pulsebus.bench.storage.StorageBench;
+import dev.pulsebus.bench.harness.JmhSuite;
+import dev.pulsebus.bench.harness.Suite;
 import java.util.List;
 
 /**
@@ -8,12 +9,12 @@ import java.util.List;
  * uncached reads, and transcript batches, on the backend chosen by {@code --backend}, in the run's
  * temporary data directory (SQLite) or a schema of its own that is dropped afterwards.
  */
-final class StorageSuite {
+public final class StorageSuite {
 
     private StorageSuite() {
     }
 
-    static Suite create() {
+    public static Suite create() {
         return new JmhSuite("storage", StorageBench.class, List.of(), List.of(
                 new JmhSuite.RowSpec("kv_set", true,
                         "one set, awaited until committed (group commit of one), 1024 keys upserted in turn",

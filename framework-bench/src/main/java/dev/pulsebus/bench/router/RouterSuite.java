@@ -1,15 +1,16 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.router;
 
-import dev.pulsebus.bench.router.RouterBench;
+import dev.pulsebus.bench.harness.JmhSuite;
+import dev.pulsebus.bench.harness.Suite;
 import java.util.List;
 
 /** The {@code router} suite: command matching beside a hand-written split-and-map router and a regex. */
-final class RouterSuite {
+public final class RouterSuite {
 
     private RouterSuite() {
     }
 
-    static Suite create() {
+    public static Suite create() {
         return new JmhSuite("router", RouterBench.class, List.of("naive_split_hashmap", "regex_alternation"),
                 List.of(
                         new JmhSuite.RowSpec("command_hit", false,

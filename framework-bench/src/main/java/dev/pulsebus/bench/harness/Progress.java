@@ -1,12 +1,12 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.harness;
 
 /** The progress lines a suite prints while it runs ({@code # what}), so a long run shows where it is. */
-final class Progress {
+public final class Progress {
 
     private Progress() {
     }
 
-    static void print(String what) {
+    public static void print(String what) {
         System.out.println("# " + what);
     }
 }

@@ -1,7 +1,12 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.overall;
 
+import dev.pulsebus.bench.harness.BenchOptions;
+import dev.pulsebus.bench.harness.JmhSuite;
+import dev.pulsebus.bench.harness.Progress;
+import dev.pulsebus.bench.harness.Row;
+import dev.pulsebus.bench.harness.ServerFixture;
+import dev.pulsebus.bench.harness.Suite;
 import dev.pulsebus.bench.http.RawHttp;
-import dev.pulsebus.bench.overall.MixedBench;
 import dev.pulsebus.internal.Json;
 import dev.pulsebus.server.PulseBusServer;
 import java.io.IOException;
@@ -24,7 +29,7 @@ import org.HdrHistogram.Histogram;
  * until about 40 s, each burst taking a core the round trips need. Warm-up and measuring are two loops
  * around one round-trip method, so nothing is first taken (and deoptimized) as measuring starts.
  */
-final class OverallSuite implements Suite {
+public final class OverallSuite implements Suite {
 
     static final double RATE = 1000;
 
@@ -51,12 +56,12 @@ final class OverallSuite implements Suite {
     }
 
     private Row roundTrip(BenchOptions options) throws Exception {
-        int minWarm = options.quick ? 2000 : 10_000; // round trips, at 1 k/s: seconds
-        int maxWarm = options.quick ? 4000 : 60_000;
-        int measured = options.quick ? 1000 : 10_000;
+        int minWarm = options.quick() ? 2000 : 10_000; // round trips, at 1 k/s: seconds
+        int maxWarm = options.quick() ? 4000 : 60_000;
+        int measured = options.quick() ? 1000 : 10_000;
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         // Quick runs (and a JVM that cannot tell its compile time) warm up for a fixed maxWarm instead.
-        boolean watchJit = !options.quick && jit != null && jit.isCompilationTimeMonitoringSupported();
+        boolean watchJit = !options.quick() && jit != null && jit.isCompilationTimeMonitoringSupported();
         Histogram h = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
         PulseBusServer server = ServerFixture.start(options, "overall", "");
         int warm;

@@ -1,14 +1,14 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.harness;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The benchmark's entry point: {@code mvn verify -Pbench [-Dbench.args="..."]} runs it with the JDK the
- * build selected. Writes {@code results.json} (the format of BENCH.md) and prints the table.
+ * The run of a benchmark: the command line, the chosen suites in turn, then {@code results.json}, the
+ * HTML report and the printed table. {@link dev.pulsebus.bench.Bench} names the suites and is the entry
+ * point ({@code mvn verify -Pbench [-Dbench.args="..."]}, with the JDK the build selected).
  *
  * <p>Exit status: 0 done, 1 a benchmark failed (the other suites' rows are still written), 2 a bad command
  * line, 3 a row regressed against {@code --compare}.
@@ -21,17 +21,6 @@ public final class BenchMain {
     static final String DIR_PROPERTY = "pulsebus.bench.dir";
 
     private BenchMain() {
-    }
-
-    /** Every suite this build has, in run order. */
-    static Map<String, Suite> suites() {
-        Map<String, Suite> all = new LinkedHashMap<>();
-        for (Suite suite : List.of(ConfigSuite.create(), EventSuite.create(), RouterSuite.create(), BridgeSuite.bridge(),
-                BridgeSuite.send(), StorageSuite.create(),
-                new ModuleSuite(), new HttpSuite(), new LongPollSuite(), new OverallSuite(), new StartupSuite())) {
-            all.put(suite.name(), suite);
-        }
-        return all;
     }
 
     /** The forks measure with this JVM's own flags plus a fixed heap, so runs compare. */
@@ -55,13 +44,11 @@ public final class BenchMain {
         return args;
     }
 
-    public static void main(String[] args) {
-        System.exit(run(args));
-    }
-
-    /** The whole command; returns the exit status (0 done, 1 failed, 2 bad command line, 3 regression). */
-    static int run(String[] args) {
-        Map<String, Suite> suites = suites();
+    /**
+     * The whole command over {@code suites} (by name, in run order); returns the exit status (0 done, 1
+     * failed, 2 bad command line, 3 regression).
+     */
+    public static int run(String[] args, Map<String, Suite> suites) {
         BenchOptions options;
         Results baseline = null;
         try {

@@ -1,15 +1,16 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.event;
 
-import dev.pulsebus.bench.event.EventBench;
+import dev.pulsebus.bench.harness.JmhSuite;
+import dev.pulsebus.bench.harness.Suite;
 import java.util.List;
 
 /** The {@code event} suite: the bus's dispatch paths beside Guava's EventBus and a direct call. */
-final class EventSuite {
+public final class EventSuite {
 
     private EventSuite() {
     }
 
-    static Suite create() {
+    public static Suite create() {
         return new JmhSuite("event", EventBench.class, List.of("guava_eventbus", "direct_call"), List.of(
                 new JmhSuite.RowSpec("single_handler", false,
                         "publish -> one inline handler, one thread",

@@ -1,5 +1,11 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.longpoll;
 
+import dev.pulsebus.bench.harness.BenchOptions;
+import dev.pulsebus.bench.harness.OpenFiles;
+import dev.pulsebus.bench.harness.Progress;
+import dev.pulsebus.bench.harness.Row;
+import dev.pulsebus.bench.harness.ServerFixture;
+import dev.pulsebus.bench.harness.Suite;
 import dev.pulsebus.bench.http.RawHttp;
 import dev.pulsebus.diagnostics.MemorySnapshots;
 import dev.pulsebus.server.PulseBusServer;
@@ -24,7 +30,7 @@ import org.HdrHistogram.Histogram;
  * 1 k and 10 k parked polls. Where the open-file limit leaves room for fewer sockets, each row measures
  * at the number that fits and says so in its note ({@link OpenFiles}).
  */
-final class LongPollSuite implements Suite {
+public final class LongPollSuite implements Suite {
 
     /** Below this many polls a row says it was skipped: the open-file limit leaves too little to measure. */
     private static final int MIN_WAITERS = 10;
@@ -44,8 +50,8 @@ final class LongPollSuite implements Suite {
 
     private Row fanout(BenchOptions options) throws Exception {
         int wanted = 1000;
-        int warm = options.quick ? 2 : 5;
-        int rounds = options.quick ? 3 : 20;
+        int warm = options.quick() ? 2 : 5;
+        int rounds = options.quick() ? 3 : 20;
         Histogram h = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
         PulseBusServer server = ServerFixture.start(options, "longpoll", "");
         OpenFiles files = OpenFiles.ofThisProcess();
