@@ -34,10 +34,50 @@ public final class JmhSuite implements Suite {
     private static final String ROUND = "__" + OURS + "_round";
     private static final String ALLOC = "gc.alloc.rate.norm";
 
-    /** A target from the issue that set it, checked (never asserted) and written into the row's note. */
-    public record Target(double minOpsPerSec, String peer, double minRatio, double maxAllocBytes, double maxP99Us) {
-        public Target(double minOpsPerSec, String peer, double minRatio, double maxAllocBytes) {
-            this(minOpsPerSec, peer, minRatio, maxAllocBytes, -1);
+    /**
+     * A target from the issue that set it, checked (never asserted) and written into the row's note. Built
+     * from {@link #atLeast} or {@link #ratioTo}, then narrowed by the bounds a row also has.
+     */
+    public static final class Target {
+        private static final double NONE = -1; // a bound the target does not have
+
+        private final double minOpsPerSec;
+        private final String peer;
+        private final double minRatio;
+        private final double maxAllocBytes;
+        private final double maxP99Us;
+
+        private Target(double minOpsPerSec, String peer, double minRatio, double maxAllocBytes, double maxP99Us) {
+            this.minOpsPerSec = minOpsPerSec;
+            this.peer = peer;
+            this.minRatio = minRatio;
+            this.maxAllocBytes = maxAllocBytes;
+            this.maxP99Us = maxP99Us;
+        }
+
+        /** At least {@code opsPerSec} of our throughput. */
+        public static Target atLeast(double opsPerSec) {
+            return new Target(opsPerSec, null, 0, NONE, NONE);
+        }
+
+        /** At least {@code ratio} times {@code peer}'s throughput in the same run, whatever ours is. */
+        public static Target ratioTo(String peer, double ratio) {
+            return atLeast(0).andRatioTo(peer, ratio);
+        }
+
+        /** This target, and at least {@code ratio} times {@code peer}'s throughput. */
+        public Target andRatioTo(String peer, double ratio) {
+            return new Target(minOpsPerSec, peer, ratio, maxAllocBytes, maxP99Us);
+        }
+
+        /** This target, and at most {@code bytes} allocated per operation (shown as ~0 B/op). */
+        public Target allocAtMost(double bytes) {
+            return new Target(minOpsPerSec, peer, minRatio, bytes, maxP99Us);
+        }
+
+        /** This target, and a p99 latency of at most {@code us} microseconds. */
+        public Target p99AtMost(double us) {
+            return new Target(minOpsPerSec, peer, minRatio, maxAllocBytes, us);
         }
 
         String check(Row row) {

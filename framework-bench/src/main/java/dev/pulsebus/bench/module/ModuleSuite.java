@@ -35,7 +35,7 @@ public final class ModuleSuite implements Suite {
     public List<Row> run(BenchOptions options) throws Exception {
         List<Row> rows = new ArrayList<>(new JmhSuite("module", ModuleBench.class, List.of("direct_call"), List.of(
                 new JmhSuite.RowSpec("call", false, "a service call through the caller's Service handle (counted)",
-                        new JmhSuite.Target(0, "direct_call", 0.5, -1)))).run(options));
+                        JmhSuite.Target.ratioTo("direct_call", 0.5)))).run(options));
         rows.add(loadUnload(options));
         return rows;
     }
