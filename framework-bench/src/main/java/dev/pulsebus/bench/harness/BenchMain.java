@@ -104,6 +104,9 @@ public final class BenchMain {
             if (options.html != null) {
                 java.nio.file.Files.writeString(options.html, html);
             }
+            if (options.markdown != null) {
+                MarkdownTable.write(options.markdown, results);
+            }
             System.out.println();
             System.out.print(Table.render(results));
             if (comparison != null) {
@@ -111,7 +114,8 @@ public final class BenchMain {
             }
             System.out.println("results: " + file.toAbsolutePath() + ", " + htmlFile.toAbsolutePath()
                     + (options.json != null ? ", " + options.json.toAbsolutePath() : "")
-                    + (options.html != null ? ", " + options.html.toAbsolutePath() : ""));
+                    + (options.html != null ? ", " + options.html.toAbsolutePath() : "")
+                    + (options.markdown != null ? ", " + options.markdown.toAbsolutePath() : ""));
         } catch (java.io.IOException e) {
             System.err.println("bench: cannot write results: " + e);
             return 1;
