@@ -2,7 +2,7 @@ package dev.pulsebus.bench.harness;
 
 import java.util.List;
 
-/** One suite of rows ({@code event}, later {@code router}, {@code storage}, ...), see BENCH.md. */
+/** One suite of rows ({@code event}, {@code router}, {@code storage}, ...), run by {@link BenchMain}. */
 public interface Suite {
 
     String name();

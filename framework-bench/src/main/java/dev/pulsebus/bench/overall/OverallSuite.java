@@ -25,9 +25,9 @@ import org.HdrHistogram.Histogram;
  * it. The client sleeps until just before each start rather than spinning (on two cores a spinning
  * client takes most of a core from the server it measures). Warm-up lasts until the JIT has settled
  * (at most {@value #JIT_QUIET_MILLIS} ms of compiling in the last 10 s; at least 10 s, at most 60 s):
- * here it still compiled for a second or more every 2 s up to 10 s in, and in bursts of 70-200 ms
- * until about 40 s, each burst taking a core the round trips need. Warm-up and measuring are two loops
- * around one round-trip method, so nothing is first taken (and deoptimized) as measuring starts.
+ * the JIT goes on compiling well past the first seconds of a run, in bursts that each take a core the
+ * round trips need, so a fixed short warm-up would measure the compiler. Warm-up and measuring are two
+ * loops around one round-trip method, so nothing is first taken (and deoptimized) as measuring starts.
  */
 public final class OverallSuite implements Suite {
 
