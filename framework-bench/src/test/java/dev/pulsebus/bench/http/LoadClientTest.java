@@ -46,18 +46,24 @@ class LoadClientTest {
             URI url = server.url();
             LoadClient.Result open = client.openLoop(url, () -> request(url), 1, 1000, Duration.ofMillis(200),
                     Duration.ofSeconds(1));
-            // About 300 requests were scheduled inside the 300 ms stall: each waited for it.
+            // The slots are 1 ms apart and no answer comes before the stalled one, 300 ms after its slot: the
+            // slot k ms after the stalled one waited at least 300 - k ms. However fast or slow the machine,
+            // the stalled request and the 200 slots after it count at least 100 ms each.
             long slow = open.latencyNanos().getCountBetweenValues(TimeUnit.MILLISECONDS.toNanos(100), Long.MAX_VALUE / 2);
-            assertThat(slow).as("open-loop samples >= 100 ms").isGreaterThan(150);
-            assertThat(open.latencyNanos().getMaxValue()).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(250));
-            assertThat(open.count()).as("every slot was sent and answered").isBetween(900L, 1100L);
+            assertThat(slow).as("open-loop samples >= 100 ms").isGreaterThanOrEqualTo(200);
+            assertThat(open.latencyNanos().getMaxValue()).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(300));
+            // 1000 slots fall in the measured second (slots 200 to 1199); a late one is still sent, not dropped.
+            assertThat(open.count()).as("every slot was sent and answered").isEqualTo(1000);
+            assertThat(open.errors()).isZero();
 
             server.stallNext();
             LoadClient.Result closed = client.closedLoop(url, () -> request(url), 1, Duration.ofMillis(0),
                     Duration.ofSeconds(1));
             long closedSlow = closed.latencyNanos().getCountBetweenValues(TimeUnit.MILLISECONDS.toNanos(100),
                     Long.MAX_VALUE / 2);
-            assertThat(closedSlow).as("closed-loop samples >= 100 ms: the stall hides").isLessThanOrEqualTo(1);
+            // One connection sends one request at a time: in a measured second at most 11 requests can each
+            // take 100 ms, however the machine runs, where the open loop counted 200 or more for one stall.
+            assertThat(closedSlow).as("closed-loop samples >= 100 ms: the stall hides").isLessThanOrEqualTo(11);
         }
     }
 
@@ -66,11 +72,13 @@ class LoadClientTest {
         try (TestServer server = new TestServer(new Fragmenting()); LoadClient client = new LoadClient(1)) {
             LoadClient.Result r = client.closedLoop(server.url(), () -> request(server.url()), 2, Duration.ZERO,
                     Duration.ofMillis(500));
-            // Each answer takes ~3 ms in four writes: 2 connections answer some 300 in the window, all 503.
-            assertThat(r.count()).isBetween(30L, 400L);
+            // Each answer takes at least 3 ms in four writes, one at a time per connection: 2 connections
+            // answer at most 2 x (500 / 3 + 1) in the half second measured, every one a 503.
+            assertThat(r.count()).isPositive().isLessThanOrEqualTo(2 * (500 / 3 + 1));
             assertThat(r.errors()).isEqualTo(r.count());
             assertThat(r.latencyNanos().getValueAtPercentile(50)).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(3));
-            assertThat(r.clientCores()).as("a share of one core, or -1 where unknown").isLessThan(1.0);
+            // One event loop is one thread: its CPU time cannot pass the run's wall time.
+            assertThat(r.clientCores()).as("a share of one core, or -1 where unknown").isLessThanOrEqualTo(1.0);
             if (ManagementFactory.getThreadMXBean().isThreadCpuTimeSupported()) {
                 assertThat(r.clientCores()).as("the client's loop did some work").isGreaterThan(0.0);
             }
@@ -80,11 +88,18 @@ class LoadClientTest {
     @Test
     void manyConnectionsOnOneEventLoopKeepTheirSchedule() throws Exception {
         try (TestServer server = new TestServer(new Immediate()); LoadClient client = new LoadClient(1)) {
-            // 8 connections share the client's one event loop and its one timer: every slot leaves and is answered.
-            LoadClient.Result r = client.openLoop(server.url(), () -> request(server.url()), 8, 4000,
-                    Duration.ofMillis(200), Duration.ofSeconds(1));
-            assertThat(r.count()).as("4000 slots a second for a second").isBetween(3600L, 4400L);
+            // 8 connections share the client's one event loop and its one timer: every slot leaves once and
+            // is answered, however late the timer fires. Connection i has slots i/4000 s + k/500 s: 500 of
+            // them in the measured second each, 4000 in all; a slot lost or sent twice changes the count.
+            AtomicInteger sent = new AtomicInteger();
+            LoadClient.Result r = client.openLoop(server.url(), () -> {
+                sent.incrementAndGet();
+                return request(server.url());
+            }, 8, 4000, Duration.ofMillis(200), Duration.ofSeconds(1));
+            assertThat(r.count()).as("4000 slots a second for a second").isEqualTo(4000);
             assertThat(r.errors()).isZero();
+            assertThat(sent.get()).as("the 800 slots of the warm-up and the 4000 measured, each sent once")
+                    .isEqualTo(4800);
         }
     }
 

@@ -1,4 +1,4 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.harness;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -11,7 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.List;
 
-/** The whole of {@code results.json}: the run's {@link Meta} and its rows, in the format of BENCH.md. */
+/** The whole of {@code results.json}: the run's {@link Meta} and its rows, in the format ResultsTest pins. */
 record Results(Meta meta, List<Row> results) {
 
     static final ObjectMapper JSON = new ObjectMapper()

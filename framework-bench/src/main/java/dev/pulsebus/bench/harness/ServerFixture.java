@@ -1,5 +1,7 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.harness;
 
+import dev.pulsebus.bench.http.RawHttp;
+import dev.pulsebus.internal.Json;
 import dev.pulsebus.server.PulseBusServer;
 import dev.pulsebus.server.ServerConfig;
 import java.io.IOException;
@@ -8,25 +10,29 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Pattern;
 import org.HdrHistogram.Histogram;
 
 /**
  * Shared by the socket suites: a real server in this JVM with its data in the run's temporary directory,
- * rows from latency histograms, and the bytes this process allocates (all threads) for per-request
- * figures.
+ * how to find a launched server's URL and a say's seq, rows from latency histograms, and the bytes this
+ * process allocates (all threads) for per-request figures.
  */
-final class ServerFixture {
+public final class ServerFixture {
+
+    /** The line a server prints once it listens, with its URL: how a suite finds a server it launched. */
+    public static final Pattern LISTENING = Pattern.compile("is listening on (http://\\S+)");
 
     private ServerFixture() {
     }
 
     /** A server on a free port, data under {@code options.dataDir/name}, with {@code extra} TOML in [server]. */
-    static PulseBusServer start(BenchOptions options, String name, String extra) throws Exception {
+    public static PulseBusServer start(BenchOptions options, String name, String extra) throws Exception {
         return PulseBusServer.start(ServerConfig.load(config(options, name, extra), false, Map.of()));
     }
 
     /** A config file for a server on a free port with room for 20 k connections, data under the run's folder. */
-    static Path config(BenchOptions options, String name, String extra) throws IOException {
+    public static Path config(BenchOptions options, String name, String extra) throws IOException {
         Path dir = Files.createDirectories(options.dataDir.resolve(name));
         return Files.writeString(dir.resolve("pulsebus.toml"), """
                 [server]
@@ -39,7 +45,7 @@ final class ServerFixture {
     }
 
     /** A row whose latency comes from {@code nanos} (in ns), reported in microseconds. */
-    static Row row(String suite, String name, String unit, Double opsPerSec, Histogram nanos, Double bytesPerOp,
+    public static Row row(String suite, String name, String unit, Double opsPerSec, Histogram nanos, Double bytesPerOp,
                    Map<String, Double> peers, String note) {
         boolean any = nanos != null && nanos.getTotalCount() > 0;
         return new Row(suite, name, unit, opsPerSec,
@@ -52,15 +58,23 @@ final class ServerFixture {
     }
 
     /** Bytes allocated so far by every live thread of this JVM. */
-    static long allocatedBytes() {
+    public static long allocatedBytes() {
         return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getTotalThreadAllocatedBytes();
     }
 
-    static String us(Histogram h, double percentile) {
+    public static String us(Histogram h, double percentile) {
         return String.format("%.0f us", h.getValueAtPercentile(percentile) / 1e3);
     }
 
-    static Map<String, Double> peers(Object... nameValue) {
+    /** The seq of the message a say stored, from its 201 answer; any other answer is an error. */
+    public static long seq(RawHttp.Response r) throws IOException {
+        if (r.status() != 201) {
+            throw new IOException("say answered " + r.status() + ": " + r.body());
+        }
+        return Json.MAPPER.readTree(r.body()).get("seq").asLong();
+    }
+
+    public static Map<String, Double> peers(Object... nameValue) {
         Map<String, Double> m = new TreeMap<>();
         for (int i = 0; i < nameValue.length; i += 2) {
             m.put((String) nameValue[i], (Double) nameValue[i + 1]);

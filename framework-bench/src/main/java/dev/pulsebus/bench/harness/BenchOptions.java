@@ -1,4 +1,4 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.harness;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -7,18 +7,21 @@ import java.util.List;
 import java.util.Set;
 
 /** The benchmark's command line. */
-final class BenchOptions {
+public final class BenchOptions {
 
     static final Set<String> BACKENDS = Set.of("sqlite", "postgres", "mysql");
 
     static final String USAGE = """
             usage: BenchMain [--quick] [--suite NAME]... [--json FILE] [--compare FILE] [--html FILE]
-                             [--out DIR] [--backend NAME] [--keep] [--profile] [--against JAR]
+                             [--markdown FILE] [--out DIR] [--backend NAME] [--keep] [--profile] [--against JAR]
               --quick          about a quarter of the samples: a smoke run
               --suite NAME     run this suite (repeatable; default: all). Suites: %s
               --json FILE      also write the results to FILE (a baseline to keep)
               --compare FILE   compare with a baseline saved by --json; exit status 3 if a row regressed
               --html FILE      also write the HTML report to FILE (it always goes to DIR/results.html)
+              --markdown FILE  also write the table as Markdown to FILE; where FILE has the lines
+                               <!-- bench:table:start --> and <!-- bench:table:end -->, only what is
+                               between them is replaced (e.g. ../docs/BENCHMARKS.md), else FILE is written whole
               --out DIR        where results.json goes (default: target/bench)
               --backend NAME   storage backend for storage rows: sqlite (default), postgres, mysql
               --keep           keep the temporary data directory (its path is printed) for inspection
@@ -34,6 +37,8 @@ final class BenchOptions {
     final Path json;
     final Path compare;
     final Path html;
+    /** Where the table goes as Markdown ({@code --markdown}), or null. */
+    final Path markdown;
     final Path out;
     final String backend;
     final boolean keep;
@@ -46,13 +51,29 @@ final class BenchOptions {
      */
     Path dataDir;
 
-    private BenchOptions(boolean quick, List<String> suites, Path json, Path compare, Path html, Path out,
-                         String backend, boolean keep, boolean profile, Path against) {
+    /** A smoke run ({@code --quick}): fewer samples. */
+    public boolean quick() {
+        return quick;
+    }
+
+    /** The run's temporary data directory: each suite keeps its data under it. */
+    public Path dataDir() {
+        return dataDir;
+    }
+
+    /** Another build's server jar for the startup suite ({@code --against}), or null. */
+    public Path against() {
+        return against;
+    }
+
+    private BenchOptions(boolean quick, List<String> suites, Path json, Path compare, Path html, Path markdown,
+                         Path out, String backend, boolean keep, boolean profile, Path against) {
         this.quick = quick;
         this.suites = List.copyOf(suites);
         this.json = json;
         this.compare = compare;
         this.html = html;
+        this.markdown = markdown;
         this.out = out;
         this.backend = backend;
         this.keep = keep;
@@ -75,6 +96,7 @@ final class BenchOptions {
         Path json = null;
         Path compare = null;
         Path html = null;
+        Path markdown = null;
         Path out = Path.of("target", "bench");
         String backend = "sqlite";
         boolean keep = false;
@@ -99,6 +121,7 @@ final class BenchOptions {
                 case "--json" -> json = Path.of(value(args, ++i, a));
                 case "--compare" -> compare = Path.of(value(args, ++i, a));
                 case "--html" -> html = Path.of(value(args, ++i, a));
+                case "--markdown" -> markdown = Path.of(value(args, ++i, a));
                 case "--out" -> out = Path.of(value(args, ++i, a));
                 case "--backend" -> {
                     backend = value(args, ++i, a);
@@ -123,7 +146,7 @@ final class BenchOptions {
         if (against != null && !suites.contains("startup")) {
             throw new UsageException("--against is for the startup suite: add --suite startup");
         }
-        return new BenchOptions(quick, suites, json, compare, html, out, backend, keep, profile, against);
+        return new BenchOptions(quick, suites, json, compare, html, markdown, out, backend, keep, profile, against);
     }
 
     private static String value(String[] args, int i, String flag) throws UsageException {

@@ -1,7 +1,12 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.overall;
 
+import dev.pulsebus.bench.harness.BenchOptions;
+import dev.pulsebus.bench.harness.JmhSuite;
+import dev.pulsebus.bench.harness.Progress;
+import dev.pulsebus.bench.harness.Row;
+import dev.pulsebus.bench.harness.ServerFixture;
+import dev.pulsebus.bench.harness.Suite;
 import dev.pulsebus.bench.http.RawHttp;
-import dev.pulsebus.bench.overall.MixedBench;
 import dev.pulsebus.internal.Json;
 import dev.pulsebus.server.PulseBusServer;
 import java.io.IOException;
@@ -20,11 +25,11 @@ import org.HdrHistogram.Histogram;
  * it. The client sleeps until just before each start rather than spinning (on two cores a spinning
  * client takes most of a core from the server it measures). Warm-up lasts until the JIT has settled
  * (at most {@value #JIT_QUIET_MILLIS} ms of compiling in the last 10 s; at least 10 s, at most 60 s):
- * here it still compiled for a second or more every 2 s up to 10 s in, and in bursts of 70-200 ms
- * until about 40 s, each burst taking a core the round trips need. Warm-up and measuring are two loops
- * around one round-trip method, so nothing is first taken (and deoptimized) as measuring starts.
+ * the JIT goes on compiling well past the first seconds of a run, in bursts that each take a core the
+ * round trips need, so a fixed short warm-up would measure the compiler. Warm-up and measuring are two
+ * loops around one round-trip method, so nothing is first taken (and deoptimized) as measuring starts.
  */
-final class OverallSuite implements Suite {
+public final class OverallSuite implements Suite {
 
     static final double RATE = 1000;
 
@@ -51,12 +56,12 @@ final class OverallSuite implements Suite {
     }
 
     private Row roundTrip(BenchOptions options) throws Exception {
-        int minWarm = options.quick ? 2000 : 10_000; // round trips, at 1 k/s: seconds
-        int maxWarm = options.quick ? 4000 : 60_000;
-        int measured = options.quick ? 1000 : 10_000;
+        int minWarm = options.quick() ? 2000 : 10_000; // round trips, at 1 k/s: seconds
+        int maxWarm = options.quick() ? 4000 : 60_000;
+        int measured = options.quick() ? 1000 : 10_000;
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         // Quick runs (and a JVM that cannot tell its compile time) warm up for a fixed maxWarm instead.
-        boolean watchJit = !options.quick && jit != null && jit.isCompilationTimeMonitoringSupported();
+        boolean watchJit = !options.quick() && jit != null && jit.isCompilationTimeMonitoringSupported();
         Histogram h = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
         PulseBusServer server = ServerFixture.start(options, "overall", "");
         int warm;
@@ -64,7 +69,7 @@ final class OverallSuite implements Suite {
         long jitMillis;
         try (RawHttp sayer = new RawHttp(server.url().getHost(), server.url().getPort());
              RawHttp poller = new RawHttp(server.url().getHost(), server.url().getPort())) {
-            HttpSuite.progress("overall.e2e_roundtrip: warm-up at " + (long) RATE + "/s"
+            Progress.print("overall.e2e_roundtrip: warm-up at " + (long) RATE + "/s"
                     + (watchJit ? " until the JIT settles" : ", " + maxWarm + " round trips"));
             long interval = (long) (1e9 / RATE);
             long started = System.nanoTime();
@@ -81,7 +86,7 @@ final class OverallSuite implements Suite {
                 trip(sayer, poller, warm, started + warm * interval, h);
             }
             h.reset();
-            HttpSuite.progress("overall.e2e_roundtrip: " + measured + " round trips at " + (long) RATE + "/s");
+            Progress.print("overall.e2e_roundtrip: " + measured + " round trips at " + (long) RATE + "/s");
             started = System.nanoTime() - warm * interval; // a lag the warm-up left is not the measured trips' to pay
             allocated = ServerFixture.allocatedBytes();
             jitMillis = watchJit ? jit.getTotalCompilationTime() : 0;
@@ -113,7 +118,7 @@ final class OverallSuite implements Suite {
         while (System.nanoTime() < intended) {
             Thread.onSpinWait();
         }
-        long seq = LongPollSuite.seq(sayer.exchange("POST", "/api/rooms/e2e/messages",
+        long seq = ServerFixture.seq(sayer.exchange("POST", "/api/rooms/e2e/messages",
                 "{\"user\":\"bench\",\"text\":\"/echo " + i + "\"}"));
         String expected = Integer.toString(i);
         while (true) {

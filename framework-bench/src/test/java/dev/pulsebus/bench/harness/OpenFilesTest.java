@@ -1,4 +1,4 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.harness;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,8 +1,10 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.http;
 
-import dev.pulsebus.bench.http.LoadClient;
-import dev.pulsebus.bench.http.NoopServer;
-import dev.pulsebus.bench.http.RawHttp;
+import dev.pulsebus.bench.harness.BenchOptions;
+import dev.pulsebus.bench.harness.Progress;
+import dev.pulsebus.bench.harness.Row;
+import dev.pulsebus.bench.harness.ServerFixture;
+import dev.pulsebus.bench.harness.Suite;
 import dev.pulsebus.server.PulseBusServer;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +18,7 @@ import java.util.function.Supplier;
  * do-nothing Netty server ({@code peers.noop_floor}) takes the same load in the same run: its throughput
  * is the ceiling of this harness on this machine, and its open-loop latency the harness's own floor.
  */
-final class HttpSuite implements Suite {
+public final class HttpSuite implements Suite {
 
     static final int CONNECTIONS = 32;
     private static final byte[] NO_BODY = new byte[0];
@@ -28,8 +30,8 @@ final class HttpSuite implements Suite {
 
     @Override
     public List<Row> run(BenchOptions options) throws Exception {
-        Duration warmup = options.quick ? Duration.ofSeconds(1) : Duration.ofSeconds(3);
-        Duration measure = options.quick ? Duration.ofSeconds(1) : Duration.ofSeconds(5);
+        Duration warmup = options.quick() ? Duration.ofSeconds(1) : Duration.ofSeconds(3);
+        Duration measure = options.quick() ? Duration.ofSeconds(1) : Duration.ofSeconds(5);
         List<Row> rows = new ArrayList<>();
         try (LoadClient client = new LoadClient(1); NoopServer noop = new NoopServer()) {
             PulseBusServer server = ServerFixture.start(options, "http", "");
@@ -41,12 +43,12 @@ final class HttpSuite implements Suite {
                 byte[] noopBytes = LoadClient.request("GET", noopUrl, "/health", NO_BODY);
                 Supplier<byte[]> health = () -> healthBytes;
                 Supplier<byte[]> noopHealth = () -> noopBytes;
-                progress("http.health: noop floor");
+                Progress.print("http.health: noop floor");
                 long f0 = ServerFixture.allocatedBytes();
                 LoadClient.Result floor = client.closedLoop(noopUrl, noopHealth,
                         CONNECTIONS, warmup, measure);
                 Double floorBytes = perRequest(ServerFixture.allocatedBytes() - f0, floor, warmup, measure);
-                progress("http.health: pulsebus");
+                Progress.print("http.health: pulsebus");
                 long a0 = ServerFixture.allocatedBytes();
                 LoadClient.Result h = client.closedLoop(ours, health, CONNECTIONS, warmup, measure);
                 long bytes = ServerFixture.allocatedBytes() - a0;
@@ -60,10 +62,10 @@ final class HttpSuite implements Suite {
                                 ratio >= 0.7 ? "met" : "MISSED", ratio * 100)));
 
                 double rate = Math.max(100, h.opsPerSec() / 2);
-                progress("http.health_open_loop: noop floor at " + (long) rate + "/s");
+                Progress.print("http.health_open_loop: noop floor at " + (long) rate + "/s");
                 LoadClient.Result floorOpen = client.openLoop(noopUrl, noopHealth,
                         CONNECTIONS, rate, warmup, measure);
-                progress("http.health_open_loop: pulsebus at " + (long) rate + "/s");
+                Progress.print("http.health_open_loop: pulsebus at " + (long) rate + "/s");
                 LoadClient.Result open = client.openLoop(ours, health, CONNECTIONS, rate, warmup, measure);
                 double p99 = open.latencyNanos().getValueAtPercentile(99) / 1e3;
                 rows.add(ServerFixture.row("http", "http.health_open_loop", "ops/s", open.opsPerSec(),
@@ -76,7 +78,7 @@ final class HttpSuite implements Suite {
                         + " p50 %s p99 %s%n", floor.opsPerSec(), rate, ServerFixture.us(floorOpen.latencyNanos(), 50),
                         ServerFixture.us(floorOpen.latencyNanos(), 99));
 
-                progress("http.say");
+                Progress.print("http.say");
                 byte[] sayBody = "{\"user\":\"bench\",\"text\":\"hello, a plain message\"}".getBytes(StandardCharsets.UTF_8);
                 int[] room = {0};
                 Supplier<byte[]> sayReq = () -> LoadClient.request("POST", ours,
@@ -89,7 +91,7 @@ final class HttpSuite implements Suite {
                                 + " ops/s with 16 connections over 16 rooms (commits shared), latency of one say at a"
                                 + " time; target p50 <= 500 us: %s%s", sayP50 <= 500 ? "met" : "MISSED", errors(say))));
 
-                progress("http.history_50");
+                Progress.print("http.history_50");
                 try (RawHttp seed = new RawHttp(ours.getHost(), ours.getPort())) {
                     for (int i = 0; i < 60; i++) {
                         seed.exchange("POST", "/api/rooms/hist/messages", "{\"user\":\"bench\",\"text\":\"line " + i + "\"}");
@@ -127,9 +129,5 @@ final class HttpSuite implements Suite {
         // Allocation was counted over warm-up and measurement; requests only over the measurement.
         double requests = r.count() * (warmup.toNanos() + measure.toNanos()) / (double) measure.toNanos();
         return requests == 0 ? null : bytes / requests;
-    }
-
-    static void progress(String what) {
-        System.out.println("# " + what);
     }
 }

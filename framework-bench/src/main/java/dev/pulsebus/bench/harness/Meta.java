@@ -1,4 +1,4 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.harness;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;

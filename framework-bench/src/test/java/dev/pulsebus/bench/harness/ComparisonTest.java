@@ -1,4 +1,4 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.harness;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -99,7 +99,7 @@ class ComparisonTest {
         Path baselineFile = dir.resolve("baseline.json");
         DURATIONS.write(baselineFile);
         BenchOptions options = BenchOptions.parse(new String[] {"--out", dir.toString(), "--compare",
-            baselineFile.toString()}, BenchMain.suites().keySet());
+            baselineFile.toString()}, BenchOptionsTest.SUITES);
         Results slowerStart = results(duration("startup.init", 26_000.0, 30_000.0, null));
 
         assertThat(BenchMain.report(options, slowerStart, BenchMain.readBaseline(baselineFile))).isEqualTo(3);
@@ -116,7 +116,7 @@ class ComparisonTest {
         Path baselineFile = dir.resolve("baseline.json");
         BASELINE.write(baselineFile);
         BenchOptions options = BenchOptions.parse(new String[] {"--out", dir.toString(), "--compare",
-            baselineFile.toString(), "--html", dir.resolve("copy.html").toString()}, BenchMain.suites().keySet());
+            baselineFile.toString(), "--html", dir.resolve("copy.html").toString()}, BenchOptionsTest.SUITES);
         Results worse = results(row("event.steady", 50e6, 0, null));
 
         int status = BenchMain.report(options, worse, BenchMain.readBaseline(baselineFile));

@@ -1,4 +1,4 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.harness;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -16,13 +16,13 @@ import java.util.stream.Stream;
  * @param hard the hard limit ({@code ulimit -Hn}), {@code Long.MAX_VALUE} for unlimited
  * @param open the descriptors open now
  */
-record OpenFiles(long soft, long hard, long open) {
+public record OpenFiles(long soft, long hard, long open) {
 
     /** Kept free for what a process opens besides the sockets counted (jars, pipes, logs, databases). */
     static final int MARGIN = 128;
 
     /** The limits of process {@code pid}; unlimited where {@code /proc} cannot tell (not Linux). */
-    static OpenFiles of(long pid) {
+    public static OpenFiles of(long pid) {
         Path proc = Path.of("/proc", Long.toString(pid));
         try (Stream<Path> fds = Files.list(proc.resolve("fd"))) {
             long open = fds.count();
@@ -38,7 +38,7 @@ record OpenFiles(long soft, long hard, long open) {
         return new OpenFiles(Long.MAX_VALUE, Long.MAX_VALUE, 0);
     }
 
-    static OpenFiles ofThisProcess() {
+    public static OpenFiles ofThisProcess() {
         return of(ProcessHandle.current().pid());
     }
 
@@ -47,7 +47,7 @@ record OpenFiles(long soft, long hard, long open) {
     }
 
     /** How many more descriptors fit under the soft limit, {@link #MARGIN} kept free; never below 0. */
-    long room() {
+    public long room() {
         return soft == Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(0, soft - open - MARGIN);
     }
 
@@ -55,7 +55,7 @@ record OpenFiles(long soft, long hard, long open) {
      * How many of {@code wanted} items fit when each holds {@code perItem} descriptors here; rounded down
      * to a hundred once it is at least one.
      */
-    int fit(int wanted, int perItem) {
+    public int fit(int wanted, int perItem) {
         long fits = room() / perItem;
         if (fits >= wanted) {
             return wanted;
@@ -64,7 +64,7 @@ record OpenFiles(long soft, long hard, long open) {
     }
 
     /** For a row's note: why it measured fewer than it wanted. */
-    String shortOf(int wanted, int measured) {
+    public String shortOf(int wanted, int measured) {
         return String.format("measured at %d, not %d: the open-file limit (soft %s, hard %s, %d open) has room"
                 + " for no more (raise it with ulimit -n, e.g. ulimit -n 20000, before mvn)", measured, wanted,
                 show(soft), show(hard), open);

@@ -1,4 +1,4 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.harness;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

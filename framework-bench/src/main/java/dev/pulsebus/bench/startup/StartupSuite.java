@@ -1,10 +1,12 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.startup;
 
+import dev.pulsebus.bench.harness.BenchOptions;
+import dev.pulsebus.bench.harness.Progress;
+import dev.pulsebus.bench.harness.Row;
+import dev.pulsebus.bench.harness.ServerFixture;
+import dev.pulsebus.bench.harness.Suite;
 import dev.pulsebus.bench.http.NoopServer;
 import dev.pulsebus.bench.http.RawHttp;
-import dev.pulsebus.bench.startup.BareNetty;
-import dev.pulsebus.bench.startup.InitProbe;
-import dev.pulsebus.bench.startup.Nothing;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
@@ -41,9 +43,7 @@ import org.HdrHistogram.Histogram;
  * the same way in the same rounds (its own cache in the archived row), and {@code init}'s probe is run
  * on both jars' classes in turn. A jar that does not start, or writes no cache, is left out with a note.
  */
-final class StartupSuite implements Suite {
-
-    static final Pattern LISTENING = Pattern.compile("is listening on (http://\\S+)");
+public final class StartupSuite implements Suite {
 
     /** Where the targets were set: bare Netty ready in 253 ms plain, 151 ms with an archive. */
     private static final double NETTY_THEN_MS = 253;
@@ -56,26 +56,13 @@ final class StartupSuite implements Suite {
 
     @Override
     public List<Row> run(BenchOptions options) throws Exception {
-        int rounds = options.quick ? 3 : 20; // each round of the server rows launches the server, bare Netty (and --against)
-        List<Row> rows = new ArrayList<>();
-        String againstNote = ""; // why --against's jar was left out, if it was
+        int rounds = options.quick() ? 3 : 20; // each round of the server rows launches the server, bare Netty (and --against)
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Path dir = Files.createDirectories(options.dataDir.resolve("startup"));
-
-        Histogram floor = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+        Path dir = Files.createDirectories(options.dataDir().resolve("startup"));
         String own = Path.of(Nothing.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
-        for (int i = 0; i < rounds + 1; i++) {
-            HttpSuite.progress("startup.jvm_floor: round " + (i + 1));
-            long t0 = System.nanoTime();
-            Process p = new ProcessBuilder(java, "-cp", own, Nothing.class.getName()).inheritIO().start();
-            p.waitFor();
-            if (i > 0) {
-                floor.recordValue(System.nanoTime() - t0);
-            }
-        }
-        rows.add(ServerFixture.row("startup", "startup.jvm_floor", "ms", null, floor, null, ServerFixture.peers(),
-                "a JVM starting and exiting, printing nothing: the floor of the rows below"));
-
+        Context ctx = new Context(rounds, java, dir, own);
+        List<Row> rows = new ArrayList<>();
+        rows.add(jvmFloor(ctx));
         Path jar = serverJar();
         if (jar == null) {
             String note = "skipped: no framework-http/target/pulsebus-server.jar (run mvn package first)";
@@ -83,78 +70,136 @@ final class StartupSuite implements Suite {
             rows.add(ServerFixture.row("startup", "startup.cold_to_ready_archived", "ms", null, null, null,
                     ServerFixture.peers(), note));
         } else {
-            Path root = checkout(jar); // ./pulsebus runs from there (null: the jar is elsewhere)
-            List<String> server = serverCommand(java, root, jar);
-            List<String> bare = new ArrayList<>(jvm(java));
-            bare.addAll(List.of("-cp", bareNettyClassPath(dir), BareNetty.class.getName()));
-            List<String> other = null; // --against: another build's jar, launched as ours is
-            if (options.against != null) {
-                other = serverCommand(java, root, options.against);
-                try {
-                    HttpSuite.progress("startup: a first launch of the --against jar");
-                    coldToReady(other, root, dir.resolve("against"), false);
-                } catch (IOException e) {
-                    againstNote = "; the --against jar left out: " + e.getMessage();
-                    other = null;
-                }
-            }
+            Servers servers = servers(ctx, jar, options.against());
+            rows.add(coldToReady(ctx, servers));
+            rows.add(coldToReadyArchived(ctx, servers));
+        }
+        rows.add(init(ctx, jar, options.against()));
+        return rows;
+    }
 
-            List<Launch> plainLaunches = new ArrayList<>(List.of(new Launch(server, root, dir.resolve("plain")),
-                    new Launch(bare, null, dir.resolve("bare"))));
-            if (other != null) {
-                plainLaunches.add(new Launch(other, root, dir.resolve("against")));
-            }
-            Histogram[] plainRounds = interleaved("startup.cold_to_ready", rounds, plainLaunches);
-            rows.add(startRow("startup.cold_to_ready", plainRounds, NETTY_THEN_MS, 500,
-                    "java -jar pulsebus-server.jar with ./pulsebus's flags (storage, metrics, modules) until /health"
-                            + " answers, restarting on the database of the first round" + againstNote));
+    /** What every row of a run shares: its rounds, the {@code java} launched, its folder, this module's classes. */
+    private record Context(int rounds, String java, Path dir, String own) {
+    }
 
-            boolean aot = Runtime.version().feature() >= 25;
-            Path serverCache = dir.resolve(aot ? "server.aot" : "server.jsa");
-            Path bareCache = dir.resolve(aot ? "bare.aot" : "bare.jsa");
-            HttpSuite.progress("startup.cold_to_ready_archived: a first run writes the " + (aot ? "AOT cache" : "archive"));
-            train(server, aot ? "-XX:AOTCacheOutput=" + serverCache : "-XX:ArchiveClassesAtExit=" + serverCache, root,
-                    dir.resolve("archive"), true);
-            train(bare, aot ? "-XX:AOTCacheOutput=" + bareCache : "-XX:ArchiveClassesAtExit=" + bareCache, null,
-                    dir.resolve("archive-bare"), false);
-            Path otherCache = dir.resolve(aot ? "against.aot" : "against.jsa");
-            if (other != null) {
-                try {
-                    train(other, aot ? "-XX:AOTCacheOutput=" + otherCache : "-XX:ArchiveClassesAtExit=" + otherCache,
-                            root, dir.resolve("archive-against"), true);
-                } catch (IOException e) {
-                    // no cache: left out below
-                }
-                if (!Files.exists(otherCache)) {
-                    againstNote = "; the --against jar wrote no cache: left out of this row";
-                    other = null;
-                }
-            }
-            if (Files.exists(serverCache) && Files.exists(bareCache)) {
-                String use = aot ? "-XX:AOTCache=" : "-XX:SharedArchiveFile=";
-                List<Launch> archivedLaunches = new ArrayList<>(List.of(
-                        new Launch(withJvmOptions(server, fromCache(use + serverCache)), root, dir.resolve("archived")),
-                        new Launch(withJvmOptions(bare, fromCache(use + bareCache)), null, dir.resolve("bare-archived"))));
-                if (other != null) {
-                    archivedLaunches.add(new Launch(withJvmOptions(other, fromCache(use + otherCache)), root,
-                            dir.resolve("against-archived")));
-                }
-                Histogram[] archivedRounds = interleaved("startup.cold_to_ready_archived", rounds, archivedLaunches);
-                rows.add(startRow("startup.cold_to_ready_archived", archivedRounds, NETTY_ARCHIVED_THEN_MS, 270,
-                        "the same from the startup cache ./pulsebus keeps: " + (aot
-                                ? "a JDK 25 AOT cache (-XX:AOTCacheOutput)" : "an AppCDS archive (-XX:ArchiveClassesAtExit)")
-                                + " written by a first run that answered /health, a say and /metrics" + againstNote));
-            } else {
-                rows.add(ServerFixture.row("startup", "startup.cold_to_ready_archived", "ms", null, null, null,
-                        ServerFixture.peers(), "the JVM wrote no cache; row skipped"));
+    /**
+     * The server rows' launches: the server as {@code ./pulsebus} runs it from {@code root} (null: the jar
+     * is elsewhere), bare Netty, and the {@code --against} jar ({@code other}, null when not given or when
+     * it did not start, {@code againstNote} then saying why).
+     */
+    private record Servers(Path root, List<String> server, List<String> bare, List<String> other, String againstNote) {
+    }
+
+    /** {@code startup.jvm_floor}: a JVM that starts and exits, one warm-up round then the timed ones. */
+    private static Row jvmFloor(Context ctx) throws Exception {
+        Histogram floor = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+        for (int i = 0; i < ctx.rounds() + 1; i++) {
+            Progress.print("startup.jvm_floor: round " + (i + 1));
+            long t0 = System.nanoTime();
+            Process p = new ProcessBuilder(ctx.java(), "-cp", ctx.own(), Nothing.class.getName()).inheritIO().start();
+            p.waitFor();
+            if (i > 0) {
+                floor.recordValue(System.nanoTime() - t0);
             }
         }
+        return ServerFixture.row("startup", "startup.jvm_floor", "ms", null, floor, null, ServerFixture.peers(),
+                "a JVM starting and exiting, printing nothing: the floor of the rows below");
+    }
 
+    /** The server's, bare Netty's and {@code --against}'s commands; the last after a first launch that worked. */
+    private static Servers servers(Context ctx, Path jar, Path against) throws Exception {
+        Path root = checkout(jar); // ./pulsebus runs from there (null: the jar is elsewhere)
+        List<String> server = serverCommand(ctx.java(), root, jar);
+        List<String> bare = new ArrayList<>(jvm(ctx.java()));
+        bare.addAll(List.of("-cp", bareNettyClassPath(ctx.dir()), BareNetty.class.getName()));
+        List<String> other = null; // --against: another build's jar, launched as ours is
+        String againstNote = ""; // why --against's jar was left out, if it was
+        if (against != null) {
+            other = serverCommand(ctx.java(), root, against);
+            try {
+                Progress.print("startup: a first launch of the --against jar");
+                coldToReady(other, root, ctx.dir().resolve("against"), false);
+            } catch (IOException e) {
+                againstNote = "; the --against jar left out: " + e.getMessage();
+                other = null;
+            }
+        }
+        return new Servers(root, server, bare, other, againstNote);
+    }
+
+    /** {@code startup.cold_to_ready}: each launch in turn, restarting on the database of its first round. */
+    private static Row coldToReady(Context ctx, Servers s) throws Exception {
+        Path dir = ctx.dir();
+        List<Launch> plainLaunches = new ArrayList<>(List.of(new Launch(s.server(), s.root(), dir.resolve("plain")),
+                new Launch(s.bare(), null, dir.resolve("bare"))));
+        if (s.other() != null) {
+            plainLaunches.add(new Launch(s.other(), s.root(), dir.resolve("against")));
+        }
+        Histogram[] plainRounds = interleaved("startup.cold_to_ready", ctx.rounds(), plainLaunches);
+        return startRow("startup.cold_to_ready", plainRounds, NETTY_THEN_MS, 500,
+                "java -jar pulsebus-server.jar with ./pulsebus's flags (storage, metrics, modules) until /health"
+                        + " answers, restarting on the database of the first round" + s.againstNote());
+    }
+
+    /** {@code startup.cold_to_ready_archived}: a first run of each writes its cache, then each starts from it. */
+    private static Row coldToReadyArchived(Context ctx, Servers s) throws Exception {
+        Path dir = ctx.dir();
+        Path root = s.root();
+        List<String> other = s.other();
+        String againstNote = s.againstNote();
+        boolean aot = Runtime.version().feature() >= 25;
+        Path serverCache = dir.resolve(aot ? "server.aot" : "server.jsa");
+        Path bareCache = dir.resolve(aot ? "bare.aot" : "bare.jsa");
+        Progress.print("startup.cold_to_ready_archived: a first run writes the " + (aot ? "AOT cache" : "archive"));
+        train(s.server(), aot ? "-XX:AOTCacheOutput=" + serverCache : "-XX:ArchiveClassesAtExit=" + serverCache, root,
+                dir.resolve("archive"), true);
+        train(s.bare(), aot ? "-XX:AOTCacheOutput=" + bareCache : "-XX:ArchiveClassesAtExit=" + bareCache, null,
+                dir.resolve("archive-bare"), false);
+        Path otherCache = dir.resolve(aot ? "against.aot" : "against.jsa");
+        if (other != null) {
+            try {
+                train(other, aot ? "-XX:AOTCacheOutput=" + otherCache : "-XX:ArchiveClassesAtExit=" + otherCache,
+                        root, dir.resolve("archive-against"), true);
+            } catch (IOException e) {
+                // no cache: left out below
+            }
+            if (!Files.exists(otherCache)) {
+                againstNote = "; the --against jar wrote no cache: left out of this row";
+                other = null;
+            }
+        }
+        if (!Files.exists(serverCache) || !Files.exists(bareCache)) {
+            return ServerFixture.row("startup", "startup.cold_to_ready_archived", "ms", null, null, null,
+                    ServerFixture.peers(), "the JVM wrote no cache; row skipped");
+        }
+        String use = aot ? "-XX:AOTCache=" : "-XX:SharedArchiveFile=";
+        List<Launch> archivedLaunches = new ArrayList<>(List.of(
+                new Launch(withJvmOptions(s.server(), fromCache(use + serverCache)), root, dir.resolve("archived")),
+                new Launch(withJvmOptions(s.bare(), fromCache(use + bareCache)), null, dir.resolve("bare-archived"))));
+        if (other != null) {
+            archivedLaunches.add(new Launch(withJvmOptions(other, fromCache(use + otherCache)), root,
+                    dir.resolve("against-archived")));
+        }
+        Histogram[] archivedRounds = interleaved("startup.cold_to_ready_archived", ctx.rounds(), archivedLaunches);
+        return startRow("startup.cold_to_ready_archived", archivedRounds, NETTY_ARCHIVED_THEN_MS, 270,
+                "the same from the startup cache ./pulsebus keeps: " + (aot
+                        ? "a JDK 25 AOT cache (-XX:AOTCacheOutput)" : "an AppCDS archive (-XX:ArchiveClassesAtExit)")
+                        + " written by a first run that answered /health, a say and /metrics" + againstNote);
+    }
+
+    /**
+     * {@code startup.init}: the in-process probe in fresh JVMs, from an AOT cache too where the JDK has
+     * them, and with {@code --against} on both server jars' classes in turn.
+     */
+    private static Row init(Context ctx, Path jar, Path against) throws Exception {
+        String java = ctx.java();
+        Path dir = ctx.dir();
+        int rounds = ctx.rounds();
         // The probe in a jar of its own, with the rest of this JVM's class path but the benchmark's own
         // classes (`own`, often a folder: a JVM archives no class path with a non-empty folder in it).
         List<String> cp = new ArrayList<>(List.of(jarOf(dir.resolve("init-probe.jar"), InitProbe.class).toString()));
         for (String e : System.getProperty("java.class.path").split(File.pathSeparator)) {
-            if (!Path.of(e).toString().equals(own)) {
+            if (!Path.of(e).toString().equals(ctx.own())) {
                 cp.add(e);
             }
         }
@@ -165,7 +210,7 @@ final class StartupSuite implements Suite {
         String archived = "";
         if (Runtime.version().feature() >= 25 && archivable) {
             Path cache = dir.resolve("init.aot");
-            HttpSuite.progress("startup.init: a first run writes an AOT cache");
+            Progress.print("startup.init: a first run writes an AOT cache");
             initRounds("startup.init: training", 1, withJvmOptions(probe, List.of("-XX:AOTCacheOutput=" + cache)));
             if (Files.exists(cache)) {
                 Histogram fromCache = initRounds("startup.init from the AOT cache", rounds,
@@ -175,12 +220,12 @@ final class StartupSuite implements Suite {
             }
         }
         String ab = "";
-        if (options.against != null && jar != null) {
+        if (against != null && jar != null) {
             // The probe on each build's classes (its server jar holds them and their dependencies), in turn.
             try {
                 Histogram[][] both = initRoundsInTurn("startup.init: this build and --against in turn", rounds, List.of(
                         probeOn(java, probeJar + File.pathSeparator + jar),
-                        probeOn(java, probeJar + File.pathSeparator + options.against)));
+                        probeOn(java, probeJar + File.pathSeparator + against)));
                 double ours50 = both[0][0].getValueAtPercentile(50) / 1e6;
                 double other50 = both[1][0].getValueAtPercentile(50) / 1e6;
                 ab = String.format("; on the server jars' classes, in turn with the --against jar: p50 %.1f ms,"
@@ -188,18 +233,17 @@ final class StartupSuite implements Suite {
             } catch (IllegalStateException e) { // the other build's classes do not fit this probe
                 ab = "; --against left out of startup.init: " + e.getMessage();
             }
-        } else if (options.against != null) {
+        } else if (against != null) {
             ab = "; --against left out: this build has no server jar to compare it with";
         }
         double i50 = plainInit[0].getValueAtPercentile(50) / 1e6;
-        rows.add(ServerFixture.row("startup", "startup.init", "ms", null, plainInit[0], null, ServerFixture.peers(),
+        return ServerFixture.row("startup", "startup.init", "ms", null, plainInit[0], null, ServerFixture.peers(),
                 String.format("in a fresh JVM whose logging is already up and has logged (the embedding application's), main() to"
                         + " a bot (bus, router, pipeline, module host, a module) that answered its first command;"
                         + " target <= 30 ms: %s (p50 %.1f ms). The same again in that JVM, its classes loaded: p50"
                         + " %.2f ms (the rest of the first is loading, linking and first running those classes)%s",
                         i50 <= 30 ? "met" : "MISSED", i50, plainInit[1].getValueAtPercentile(50) / 1e6, archived)
-                        + ab));
-        return rows;
+                        + ab);
     }
 
     /** The init probe's command on {@code classPath} (the probe's jar first, then PulseBus and its dependencies). */
@@ -225,7 +269,7 @@ final class StartupSuite implements Suite {
         }
         Pattern times = Pattern.compile("init_ns (\\d+) again_ns (\\d+)");
         for (int i = 0; i < rounds; i++) {
-            HttpSuite.progress(label + ": round " + (i + 1));
+            Progress.print(label + ": round " + (i + 1));
             for (int k = 0; k < n; k++) {
                 int c = i % 2 == 0 ? k : n - 1 - k;
                 Process p = new ProcessBuilder(commands.get(c)).redirectError(ProcessBuilder.Redirect.DISCARD).start();
@@ -325,7 +369,7 @@ final class StartupSuite implements Suite {
             h[l] = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
         }
         for (int i = 0; i < rounds + 1; i++) {
-            HttpSuite.progress(label + ": round " + (i + 1) + " of " + (rounds + 1) + " (" + n + " launches in turn)");
+            Progress.print(label + ": round " + (i + 1) + " of " + (rounds + 1) + " (" + n + " launches in turn)");
             for (int k = 0; k < n; k++) {
                 int l = i % 2 == 0 ? k : n - 1 - k; // every other round the other way round
                 Launch launch = launches.get(l);
@@ -403,7 +447,7 @@ final class StartupSuite implements Suite {
             BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
             URI url = null;
             for (String line; url == null && (line = out.readLine()) != null; ) {
-                Matcher m = LISTENING.matcher(line);
+                Matcher m = ServerFixture.LISTENING.matcher(line);
                 if (m.find()) {
                     url = URI.create(m.group(1));
                 }

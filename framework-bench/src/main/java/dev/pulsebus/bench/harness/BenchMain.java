@@ -1,40 +1,34 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.harness;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The benchmark's entry point: {@code mvn verify -Pbench [-Dbench.args="..."]} runs it with the JDK the
- * build selected. Writes {@code results.json} (the format of BENCH.md) and prints the table.
+ * The run of a benchmark: the command line, the chosen suites in turn, then {@code results.json}, the
+ * HTML report and the printed table. {@link dev.pulsebus.bench.Bench} names the suites and is the entry
+ * point ({@code mvn verify -Pbench [-Dbench.args="..."]}, with the JDK the build selected).
  *
  * <p>Exit status: 0 done, 1 a benchmark failed (the other suites' rows are still written), 2 a bad command
  * line, 3 a row regressed against {@code --compare}.
  */
 public final class BenchMain {
 
-    private BenchMain() {
-    }
+    /** The forks' system property naming the storage backend ({@code --backend}). */
+    static final String BACKEND_PROPERTY = "pulsebus.bench.backend";
+    /** The forks' system property naming the run's temporary data directory. */
+    static final String DIR_PROPERTY = "pulsebus.bench.dir";
 
-    /** Every suite this build has, in run order. */
-    static Map<String, Suite> suites() {
-        Map<String, Suite> all = new LinkedHashMap<>();
-        for (Suite suite : List.of(ConfigSuite.create(), EventSuite.create(), RouterSuite.create(), BridgeSuite.bridge(),
-                BridgeSuite.send(), StorageSuite.create(),
-                new ModuleSuite(), new HttpSuite(), new LongPollSuite(), new OverallSuite(), new StartupSuite())) {
-            all.put(suite.name(), suite);
-        }
-        return all;
+    private BenchMain() {
     }
 
     /** The forks measure with this JVM's own flags plus a fixed heap, so runs compare. */
     static List<String> forkArgs(BenchOptions options) {
         List<String> args = forkArgs();
-        args.add("-D" + StorageSuite.BACKEND_PROPERTY + "=" + options.backend);
+        args.add("-D" + BACKEND_PROPERTY + "=" + options.backend);
         if (options.dataDir != null) {
-            args.add("-D" + StorageSuite.DIR_PROPERTY + "=" + options.dataDir);
+            args.add("-D" + DIR_PROPERTY + "=" + options.dataDir);
         }
         return args;
     }
@@ -50,13 +44,11 @@ public final class BenchMain {
         return args;
     }
 
-    public static void main(String[] args) {
-        System.exit(run(args));
-    }
-
-    /** The whole command; returns the exit status (0 done, 1 failed, 2 bad command line, 3 regression). */
-    static int run(String[] args) {
-        Map<String, Suite> suites = suites();
+    /**
+     * The whole command over {@code suites} (by name, in run order); returns the exit status (0 done, 1
+     * failed, 2 bad command line, 3 regression).
+     */
+    public static int run(String[] args, Map<String, Suite> suites) {
         BenchOptions options;
         Results baseline = null;
         try {
@@ -112,6 +104,9 @@ public final class BenchMain {
             if (options.html != null) {
                 java.nio.file.Files.writeString(options.html, html);
             }
+            if (options.markdown != null) {
+                MarkdownTable.write(options.markdown, results);
+            }
             System.out.println();
             System.out.print(Table.render(results));
             if (comparison != null) {
@@ -119,7 +114,8 @@ public final class BenchMain {
             }
             System.out.println("results: " + file.toAbsolutePath() + ", " + htmlFile.toAbsolutePath()
                     + (options.json != null ? ", " + options.json.toAbsolutePath() : "")
-                    + (options.html != null ? ", " + options.html.toAbsolutePath() : ""));
+                    + (options.html != null ? ", " + options.html.toAbsolutePath() : "")
+                    + (options.markdown != null ? ", " + options.markdown.toAbsolutePath() : ""));
         } catch (java.io.IOException e) {
             System.err.println("bench: cannot write results: " + e);
             return 1;

@@ -1,6 +1,11 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.module;
 
-import dev.pulsebus.bench.module.ModuleBench;
+import dev.pulsebus.bench.harness.BenchOptions;
+import dev.pulsebus.bench.harness.JmhSuite;
+import dev.pulsebus.bench.harness.Progress;
+import dev.pulsebus.bench.harness.Row;
+import dev.pulsebus.bench.harness.ServerFixture;
+import dev.pulsebus.bench.harness.Suite;
 import dev.pulsebus.bus.EventBus;
 import dev.pulsebus.command.CommandRouter;
 import dev.pulsebus.module.ModuleHost;
@@ -19,7 +24,7 @@ import org.HdrHistogram.Histogram;
  * a command, a subscription, a service, a timer) and unloaded over and over; cycles per second, the
  * latency of one cycle, and the heap after a full GC before and after, which must stay flat.
  */
-final class ModuleSuite implements Suite {
+public final class ModuleSuite implements Suite {
 
     @Override
     public String name() {
@@ -30,13 +35,13 @@ final class ModuleSuite implements Suite {
     public List<Row> run(BenchOptions options) throws Exception {
         List<Row> rows = new ArrayList<>(new JmhSuite("module", ModuleBench.class, List.of("direct_call"), List.of(
                 new JmhSuite.RowSpec("call", false, "a service call through the caller's Service handle (counted)",
-                        new JmhSuite.Target(0, "direct_call", 0.5, -1)))).run(options));
+                        JmhSuite.Target.ratioTo("direct_call", 0.5)))).run(options));
         rows.add(loadUnload(options));
         return rows;
     }
 
     private Row loadUnload(BenchOptions options) throws Exception {
-        Path dir = Files.createDirectories(options.dataDir.resolve("module"));
+        Path dir = Files.createDirectories(options.dataDir().resolve("module"));
         Path jar = ModuleJars.build(dir, "tiny", "tiny", "TinyModule", "TinyModule.java", """
                 package tiny;
 
@@ -55,7 +60,7 @@ final class ModuleSuite implements Suite {
                     }
                 }
                 """);
-        int warm = options.quick ? 100 : 200;
+        int warm = options.quick() ? 100 : 200;
         int cycles = 1000;
         Histogram h = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
         EventBus bus = EventBus.create();
@@ -63,7 +68,7 @@ final class ModuleSuite implements Suite {
         long after;
         double seconds;
         try (ModuleHost host = ModuleHost.builder(bus, CommandRouter.builder().build()).build()) {
-            HttpSuite.progress("module.load_unload: " + warm + " warm-up cycles, then " + cycles);
+            Progress.print("module.load_unload: " + warm + " warm-up cycles, then " + cycles);
             for (int i = 0; i < warm; i++) {
                 host.load(jar);
                 host.unload("tiny");

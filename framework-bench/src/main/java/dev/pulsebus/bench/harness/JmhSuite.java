@@ -1,4 +1,4 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.harness;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -28,16 +28,56 @@ import org.openjdk.jmh.annotations.Mode;
  * <p>Throughput runs with JMH's GC profiler, whose {@code gc.alloc.rate.norm} is the row's bytes per
  * operation. Latency runs in JMH's sample mode (every invocation timed, in microseconds).
  */
-final class JmhSuite implements Suite {
+public final class JmhSuite implements Suite {
 
     static final String OURS = "pulsebus";
     private static final String ROUND = "__" + OURS + "_round";
     private static final String ALLOC = "gc.alloc.rate.norm";
 
-    /** A target from the issue that set it, checked (never asserted) and written into the row's note. */
-    record Target(double minOpsPerSec, String peer, double minRatio, double maxAllocBytes, double maxP99Us) {
-        Target(double minOpsPerSec, String peer, double minRatio, double maxAllocBytes) {
-            this(minOpsPerSec, peer, minRatio, maxAllocBytes, -1);
+    /**
+     * A target from the issue that set it, checked (never asserted) and written into the row's note. Built
+     * from {@link #atLeast} or {@link #ratioTo}, then narrowed by the bounds a row also has.
+     */
+    public static final class Target {
+        private static final double NONE = -1; // a bound the target does not have
+
+        private final double minOpsPerSec;
+        private final String peer;
+        private final double minRatio;
+        private final double maxAllocBytes;
+        private final double maxP99Us;
+
+        private Target(double minOpsPerSec, String peer, double minRatio, double maxAllocBytes, double maxP99Us) {
+            this.minOpsPerSec = minOpsPerSec;
+            this.peer = peer;
+            this.minRatio = minRatio;
+            this.maxAllocBytes = maxAllocBytes;
+            this.maxP99Us = maxP99Us;
+        }
+
+        /** At least {@code opsPerSec} of our throughput. */
+        public static Target atLeast(double opsPerSec) {
+            return new Target(opsPerSec, null, 0, NONE, NONE);
+        }
+
+        /** At least {@code ratio} times {@code peer}'s throughput in the same run, whatever ours is. */
+        public static Target ratioTo(String peer, double ratio) {
+            return atLeast(0).andRatioTo(peer, ratio);
+        }
+
+        /** This target, and at least {@code ratio} times {@code peer}'s throughput. */
+        public Target andRatioTo(String peer, double ratio) {
+            return new Target(minOpsPerSec, peer, ratio, maxAllocBytes, maxP99Us);
+        }
+
+        /** This target, and at most {@code bytes} allocated per operation (shown as ~0 B/op). */
+        public Target allocAtMost(double bytes) {
+            return new Target(minOpsPerSec, peer, minRatio, bytes, maxP99Us);
+        }
+
+        /** This target, and a p99 latency of at most {@code us} microseconds. */
+        public Target p99AtMost(double us) {
+            return new Target(minOpsPerSec, peer, minRatio, maxAllocBytes, us);
         }
 
         String check(Row row) {
@@ -64,7 +104,7 @@ final class JmhSuite implements Suite {
     }
 
     /** One row: its short name (the method prefix), whether it has a latency method, its note, target. */
-    record RowSpec(String row, boolean latency, String note, Target target) {
+    public record RowSpec(String row, boolean latency, String note, Target target) {
     }
 
     private final String name;
@@ -72,7 +112,7 @@ final class JmhSuite implements Suite {
     private final List<String> peers;
     private final List<RowSpec> rows;
 
-    JmhSuite(String name, Class<?> benchmarks, List<String> peers, List<RowSpec> rows) {
+    public JmhSuite(String name, Class<?> benchmarks, List<String> peers, List<RowSpec> rows) {
         this.name = name;
         this.benchmarks = benchmarks;
         this.peers = List.copyOf(peers);

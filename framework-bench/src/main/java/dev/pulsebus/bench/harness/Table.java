@@ -1,4 +1,4 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.harness;
 
 import java.util.LinkedHashSet;
 import java.util.Locale;
@@ -31,10 +31,7 @@ final class Table {
             sb.append(String.format(Locale.ROOT, row, r.name(), si(r.opsPerSec()),
                     us(r.p50Us()), us(r.p99Us()), us(r.p999Us()), us(r.maxUs()), bytes(r.allocBytesPerOp())));
             for (String p : peers) {
-                Double theirs = r.peers().get(p);
-                Double ratio = r.ratioTo(p);
-                sb.append(String.format(Locale.ROOT, " %22s", theirs == null ? "-"
-                        : si(theirs) + (ratio == null ? "" : String.format(Locale.ROOT, " (%.2fx)", ratio))));
+                sb.append(String.format(Locale.ROOT, " %22s", peer(r, p)));
             }
             sb.append(System.lineSeparator());
         }
@@ -67,11 +64,19 @@ final class Table {
         return String.format(Locale.ROOT, "%.1f", v);
     }
 
-    private static String us(Double v) {
+    /** A peer's throughput with our ratio to it: "11.0 M (4.64x)", "-" where the peer has none. */
+    static String peer(Row r, String peer) {
+        Double theirs = r.peers().get(peer);
+        Double ratio = r.ratioTo(peer);
+        return theirs == null ? "-"
+                : si(theirs) + (ratio == null ? "" : String.format(Locale.ROOT, " (%.2fx)", ratio));
+    }
+
+    static String us(Double v) {
         return v == null ? "-" : String.format(Locale.ROOT, v < 10 ? "%.2f" : "%.0f", v);
     }
 
-    private static String bytes(Double v) {
+    static String bytes(Double v) {
         return v == null ? "-" : String.format(Locale.ROOT, "%.1f", v);
     }
 }

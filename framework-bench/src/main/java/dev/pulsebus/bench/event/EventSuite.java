@@ -1,33 +1,34 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.event;
 
-import dev.pulsebus.bench.event.EventBench;
+import dev.pulsebus.bench.harness.JmhSuite;
+import dev.pulsebus.bench.harness.Suite;
 import java.util.List;
 
 /** The {@code event} suite: the bus's dispatch paths beside Guava's EventBus and a direct call. */
-final class EventSuite {
+public final class EventSuite {
 
     private EventSuite() {
     }
 
-    static Suite create() {
+    public static Suite create() {
         return new JmhSuite("event", EventBench.class, List.of("guava_eventbus", "direct_call"), List.of(
                 new JmhSuite.RowSpec("single_handler", false,
                         "publish -> one inline handler, one thread",
-                        new JmhSuite.Target(40e6, "guava_eventbus", 4.0, 0.5)),
+                        JmhSuite.Target.atLeast(40e6).andRatioTo("guava_eventbus", 4.0).allocAtMost(0.5)),
                 new JmhSuite.RowSpec("flood_1000", true,
                         "1000 events back to back per round; ops/s counts events, latency is per round",
-                        new JmhSuite.Target(40e6, "guava_eventbus", 4.0, 0.5)),
+                        JmhSuite.Target.atLeast(40e6).andRatioTo("guava_eventbus", 4.0).allocAtMost(0.5)),
                 new JmhSuite.RowSpec("ten_handlers", false,
                         "one event to ten inline handlers of ten classes; ops/s counts events",
-                        new JmhSuite.Target(15e6, "guava_eventbus", 3.0, 0.5)),
+                        JmhSuite.Target.atLeast(15e6).andRatioTo("guava_eventbus", 3.0).allocAtMost(0.5)),
                 new JmhSuite.RowSpec("blocking_handler", true,
                         "256 events in flight over 16 chats, each handler on a virtual thread, the publisher"
                                 + " parked until the last is done; latency is one event alone, publish to handler"
                                 + " done; peers: Guava AsyncEventBus and a bare virtual thread per event",
-                        new JmhSuite.Target(1e6, "guava_eventbus", 1.0, -1)),
+                        JmhSuite.Target.atLeast(1e6).andRatioTo("guava_eventbus", 1.0)),
                 new JmhSuite.RowSpec("blocking_handler_contended", false,
                         "blocking_handler with a CPU hog thread per core spinning all along (a busy neighbour);"
                                 + " peer: Guava AsyncEventBus under the same hogs",
-                        new JmhSuite.Target(0, "guava_eventbus", 1.0, -1))));
+                        JmhSuite.Target.ratioTo("guava_eventbus", 1.0))));
     }
 }

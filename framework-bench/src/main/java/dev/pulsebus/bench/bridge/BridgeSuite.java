@@ -1,31 +1,31 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.bridge;
 
-import dev.pulsebus.bench.bridge.BridgeBench;
-import dev.pulsebus.bench.bridge.SendBench;
+import dev.pulsebus.bench.harness.JmhSuite;
+import dev.pulsebus.bench.harness.Suite;
 import java.util.List;
 
 /** The {@code bridge} and {@code send} suites: the message pipeline in and out. */
-final class BridgeSuite {
+public final class BridgeSuite {
 
     private BridgeSuite() {
     }
 
-    static Suite bridge() {
+    public static Suite bridge() {
         return new JmhSuite("bridge", BridgeBench.class, List.of(), List.of(
                 new JmhSuite.RowSpec("single_handler", false,
                         "adapter -> dedupe -> transcript (in-memory store) -> router miss -> bus -> one handler",
-                        new JmhSuite.Target(1e6, null, 0, -1)),
+                        JmhSuite.Target.atLeast(1e6)),
                 new JmhSuite.RowSpec("single_handler_no_transcript", false, "the same without transcripts",
-                        new JmhSuite.Target(1e6, null, 0, -1)),
+                        JmhSuite.Target.atLeast(1e6)),
                 new JmhSuite.RowSpec("flood_5000", true,
                         "5000 messages back to back through the full chain; ops/s counts messages, latency per round",
                         null)));
     }
 
-    static Suite send() {
+    public static Suite send() {
         return new JmhSuite("send", SendBench.class, List.of(), List.of(
                 new JmhSuite.RowSpec("reply", false,
                         "event.reply -> adapter lookup -> in-memory adapter, sent message recorded",
-                        new JmhSuite.Target(1e6, null, 0, -1))));
+                        JmhSuite.Target.atLeast(1e6))));
     }
 }

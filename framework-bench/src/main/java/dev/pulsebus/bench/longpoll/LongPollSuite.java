@@ -1,8 +1,13 @@
-package dev.pulsebus.bench;
+package dev.pulsebus.bench.longpoll;
 
+import dev.pulsebus.bench.harness.BenchOptions;
+import dev.pulsebus.bench.harness.OpenFiles;
+import dev.pulsebus.bench.harness.Progress;
+import dev.pulsebus.bench.harness.Row;
+import dev.pulsebus.bench.harness.ServerFixture;
+import dev.pulsebus.bench.harness.Suite;
 import dev.pulsebus.bench.http.RawHttp;
 import dev.pulsebus.diagnostics.MemorySnapshots;
-import dev.pulsebus.internal.Json;
 import dev.pulsebus.server.PulseBusServer;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -25,7 +30,7 @@ import org.HdrHistogram.Histogram;
  * 1 k and 10 k parked polls. Where the open-file limit leaves room for fewer sockets, each row measures
  * at the number that fits and says so in its note ({@link OpenFiles}).
  */
-final class LongPollSuite implements Suite {
+public final class LongPollSuite implements Suite {
 
     /** Below this many polls a row says it was skipped: the open-file limit leaves too little to measure. */
     private static final int MIN_WAITERS = 10;
@@ -45,8 +50,8 @@ final class LongPollSuite implements Suite {
 
     private Row fanout(BenchOptions options) throws Exception {
         int wanted = 1000;
-        int warm = options.quick ? 2 : 5;
-        int rounds = options.quick ? 3 : 20;
+        int warm = options.quick() ? 2 : 5;
+        int rounds = options.quick() ? 3 : 20;
         Histogram h = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
         PulseBusServer server = ServerFixture.start(options, "longpoll", "");
         OpenFiles files = OpenFiles.ofThisProcess();
@@ -64,9 +69,9 @@ final class LongPollSuite implements Suite {
                 conns.add(new RawHttp(url.getHost(), url.getPort()));
             }
             try (RawHttp sayer = new RawHttp(url.getHost(), url.getPort())) {
-                long seq = seq(sayer.exchange("POST", "/api/rooms/fan/messages", "{\"user\":\"b\",\"text\":\"start\"}"));
+                long seq = ServerFixture.seq(sayer.exchange("POST", "/api/rooms/fan/messages", "{\"user\":\"b\",\"text\":\"start\"}"));
                 for (int round = 0; round < warm + rounds; round++) {
-                    HttpSuite.progress("longpoll.fanout_1000: round " + (round + 1) + " of " + (warm + rounds));
+                    Progress.print("longpoll.fanout_1000: round " + (round + 1) + " of " + (warm + rounds));
                     CountDownLatch answered = new CountDownLatch(waiters);
                     AtomicLong last = new AtomicLong();
                     long after = seq;
@@ -84,7 +89,7 @@ final class LongPollSuite implements Suite {
                     }
                     waitFor(() -> server.waitingPolls() >= waiters, waiters + " parked polls");
                     long t0 = System.nanoTime();
-                    seq = seq(sayer.exchange("POST", "/api/rooms/fan/messages", "{\"user\":\"b\",\"text\":\"news\"}"));
+                    seq = ServerFixture.seq(sayer.exchange("POST", "/api/rooms/fan/messages", "{\"user\":\"b\",\"text\":\"news\"}"));
                     if (!answered.await(60, TimeUnit.SECONDS)) {
                         throw new IllegalStateException("fan-out round " + round + ": not every poll was answered");
                     }
@@ -170,7 +175,7 @@ final class LongPollSuite implements Suite {
 
     /** Parks polls until {@code total} wait, then measures the child. */
     private static long[] park(List<RawHttp> conns, URI url, int total, Process child, RawHttp probe) throws Exception {
-        HttpSuite.progress("longpoll.memory_per_waiter: " + total + " parked polls");
+        Progress.print("longpoll.memory_per_waiter: " + total + " parked polls");
         while (conns.size() < total) {
             RawHttp c = new RawHttp(url.getHost(), url.getPort());
             c.send("GET", "/api/rooms/mem/poll?after=1000000000&timeout_ms=600000", null);
@@ -212,7 +217,7 @@ final class LongPollSuite implements Suite {
     private static URI childUrl(Process child) throws IOException {
         BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
         for (String line; (line = out.readLine()) != null; ) {
-            Matcher m = StartupSuite.LISTENING.matcher(line);
+            Matcher m = ServerFixture.LISTENING.matcher(line);
             if (m.find()) {
                 Thread.ofVirtual().start(() -> drain(out));
                 return URI.create(m.group(1));
@@ -229,13 +234,6 @@ final class LongPollSuite implements Suite {
         } catch (IOException ignored) {
             // the child ended
         }
-    }
-
-    static long seq(RawHttp.Response r) throws IOException {
-        if (r.status() != 201) {
-            throw new IOException("say answered " + r.status() + ": " + r.body());
-        }
-        return Json.MAPPER.readTree(r.body()).get("seq").asLong();
     }
 
     static void waitFor(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
