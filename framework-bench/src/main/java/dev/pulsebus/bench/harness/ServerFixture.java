@@ -1,7 +1,5 @@
 package dev.pulsebus.bench.harness;
 
-import dev.pulsebus.bench.http.RawHttp;
-import dev.pulsebus.internal.Json;
 import dev.pulsebus.server.PulseBusServer;
 import dev.pulsebus.server.ServerConfig;
 import java.io.IOException;
@@ -64,14 +62,6 @@ public final class ServerFixture {
 
     public static String us(Histogram h, double percentile) {
         return String.format("%.0f us", h.getValueAtPercentile(percentile) / 1e3);
-    }
-
-    /** The seq of the message a say stored, from its 201 answer; any other answer is an error. */
-    public static long seq(RawHttp.Response r) throws IOException {
-        if (r.status() != 201) {
-            throw new IOException("say answered " + r.status() + ": " + r.body());
-        }
-        return Json.MAPPER.readTree(r.body()).get("seq").asLong();
     }
 
     public static Map<String, Double> peers(Object... nameValue) {

@@ -1,5 +1,6 @@
 package dev.pulsebus.bench.http;
 
+import dev.pulsebus.internal.Json;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -134,5 +135,13 @@ public final class RawHttp implements AutoCloseable {
     @Override
     public void close() throws IOException {
         socket.close();
+    }
+
+    /** The seq of the message a say stored, from its 201 answer; any other answer is an error. */
+    public static long seq(Response r) throws IOException {
+        if (r.status() != 201) {
+            throw new IOException("say answered " + r.status() + ": " + r.body());
+        }
+        return Json.MAPPER.readTree(r.body()).get("seq").asLong();
     }
 }

@@ -69,7 +69,7 @@ public final class LongPollSuite implements Suite {
                 conns.add(new RawHttp(url.getHost(), url.getPort()));
             }
             try (RawHttp sayer = new RawHttp(url.getHost(), url.getPort())) {
-                long seq = ServerFixture.seq(sayer.exchange("POST", "/api/rooms/fan/messages", "{\"user\":\"b\",\"text\":\"start\"}"));
+                long seq = RawHttp.seq(sayer.exchange("POST", "/api/rooms/fan/messages", "{\"user\":\"b\",\"text\":\"start\"}"));
                 for (int round = 0; round < warm + rounds; round++) {
                     Progress.print("longpoll.fanout_1000: round " + (round + 1) + " of " + (warm + rounds));
                     CountDownLatch answered = new CountDownLatch(waiters);
@@ -89,7 +89,7 @@ public final class LongPollSuite implements Suite {
                     }
                     waitFor(() -> server.waitingPolls() >= waiters, waiters + " parked polls");
                     long t0 = System.nanoTime();
-                    seq = ServerFixture.seq(sayer.exchange("POST", "/api/rooms/fan/messages", "{\"user\":\"b\",\"text\":\"news\"}"));
+                    seq = RawHttp.seq(sayer.exchange("POST", "/api/rooms/fan/messages", "{\"user\":\"b\",\"text\":\"news\"}"));
                     if (!answered.await(60, TimeUnit.SECONDS)) {
                         throw new IllegalStateException("fan-out round " + round + ": not every poll was answered");
                     }

@@ -118,7 +118,7 @@ public final class OverallSuite implements Suite {
         while (System.nanoTime() < intended) {
             Thread.onSpinWait();
         }
-        long seq = ServerFixture.seq(sayer.exchange("POST", "/api/rooms/e2e/messages",
+        long seq = RawHttp.seq(sayer.exchange("POST", "/api/rooms/e2e/messages",
                 "{\"user\":\"bench\",\"text\":\"/echo " + i + "\"}"));
         String expected = Integer.toString(i);
         while (true) {
