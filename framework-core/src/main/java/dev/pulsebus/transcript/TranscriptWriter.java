@@ -1,5 +1,6 @@
 package dev.pulsebus.transcript;
 
+import dev.pulsebus.internal.FailureLog;
 import dev.pulsebus.internal.Require;
 import dev.pulsebus.event.ChatRef;
 import dev.pulsebus.event.Message;
@@ -102,7 +103,7 @@ public final class TranscriptWriter implements AutoCloseable {
     /** Set when close gave up waiting: the writer stops retrying, what it holds is spilled instead. */
     private volatile boolean abandoned;
     private final @Nullable SpillJournal spill;
-    private volatile long lastWarnNanos = System.nanoTime() - WARN_INTERVAL_NANOS;
+    private final FailureLog dropWarnings = FailureLog.warning(LOG, Duration.ofNanos(WARN_INTERVAL_NANOS));
     private final Thread writer;
     private final Thread retention;
     private final long retentionIntervalNanos;
@@ -258,12 +259,8 @@ public final class TranscriptWriter implements AutoCloseable {
             d.answer().completeExceptionally(new IllegalStateException(
                     "transcript buffer full: record " + d.record().seq() + " dropped before it was stored"));
         }
-        long now = System.nanoTime();
-        if (now - lastWarnNanos >= WARN_INTERVAL_NANOS) {
-            lastWarnNanos = now;
-            LOG.warn("Transcript buffer full ({} records): dropping the oldest ({} dropped in all); "
-                    + "the store is not keeping up", capacity, dropped.sum());
-        }
+        dropWarnings.warn("Transcript buffer full ({} records): dropping the oldest ({} dropped in all); "
+                + "the store is not keeping up", capacity, dropped.sum());
     }
 
     // ------------------------------------------------------------------ the writer thread
