@@ -55,8 +55,8 @@ class StorageFailureTest {
         // The history forgets the newest version, so the open migrates, and the migration fails on the
         // tables it finds there: after the open's first connection was kept as a session.
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + data.resolve(Storage.SQLITE_FILE))) {
-            assertThat(c.createStatement().executeUpdate("DELETE FROM " + Storage.HISTORY + " WHERE version = '"
-                    + Storage.SCHEMA_VERSION + "'")).isEqualTo(1);
+            assertThat(c.createStatement().executeUpdate("DELETE FROM " + Schema.HISTORY + " WHERE version = '"
+                    + Schema.VERSION + "'")).isEqualTo(1);
         }
         assertThat(OpenFiles.under(data)).isEmpty();
         assertThatThrownBy(() -> Storage.builder().dataDir(data).open())
