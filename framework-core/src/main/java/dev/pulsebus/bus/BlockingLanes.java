@@ -1,5 +1,7 @@
 package dev.pulsebus.bus;
 
+import dev.pulsebus.internal.FailureLog;
+import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadFactory;
@@ -48,7 +50,7 @@ final class BlockingLanes {
     private final LongAdder rejected = new LongAdder();
     private final int maxPending;
     private final long overflowWaitNanos;
-    private volatile long lastWarnNanos = System.nanoTime() - WARN_INTERVAL_NANOS;
+    private final FailureLog dropWarnings = FailureLog.warning(LOG, Duration.ofNanos(WARN_INTERVAL_NANOS));
     private volatile boolean closed;
 
     BlockingLanes(int maxPending, long overflowWaitNanos) {
@@ -116,15 +118,10 @@ final class BlockingLanes {
 
     private void reject() {
         rejected.increment();
-        long now = System.nanoTime();
-        long last = lastWarnNanos;
-        if (now - last >= WARN_INTERVAL_NANOS) {
-            lastWarnNanos = now;
-            LOG.warn(closed
-                    ? "Event bus closed: blocking handler task dropped ({} dropped in all)"
-                    : "Blocking handlers are saturated ({} pending): task dropped ({} dropped in all)",
-                    closed ? rejected.sum() : maxPending, rejected.sum());
-        }
+        dropWarnings.warn(closed
+                ? "Event bus closed: blocking handler task dropped ({} dropped in all)"
+                : "Blocking handlers are saturated ({} pending): task dropped ({} dropped in all)",
+                closed ? rejected.sum() : maxPending, rejected.sum());
     }
 
     /** Runs one task; nothing it throws may stop a drainer or leak a permit. */

@@ -290,11 +290,6 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
         return transcripts == null ? List.of() : transcripts.history(chat, n, beforeSeq);
     }
 
-    /** The transcript writer, or {@code null} when transcripts are off. */
-    public TranscriptWriter transcripts() {
-        return transcripts;
-    }
-
     /** {@link #close(Duration)} with 10 s for the transcripts. */
     @Override
     public void close() throws Exception {

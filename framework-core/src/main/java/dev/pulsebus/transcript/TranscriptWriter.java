@@ -1,5 +1,6 @@
 package dev.pulsebus.transcript;
 
+import dev.pulsebus.internal.FailureLog;
 import dev.pulsebus.internal.Require;
 import dev.pulsebus.event.ChatRef;
 import dev.pulsebus.event.Message;
@@ -60,7 +61,7 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Retention</h2>
  * Every {@code retentionInterval}, a separate thread asks the store to keep the newest
- * {@code keepPerChat} records of each chat and none older than {@code maxAge}.
+ * {@code keepPerChat} records of each chat and none older than {@code maxAge} ({@link TranscriptRetention}).
  */
 public final class TranscriptWriter implements AutoCloseable {
 
@@ -79,9 +80,6 @@ public final class TranscriptWriter implements AutoCloseable {
     private final int batchSize;
     private final long flushIntervalNanos;
     private final long overflowWaitNanos;
-    private final int keepPerChat;
-    private final Duration maxAge;
-    private final Clock clock;
     private final MeterRegistry registry;
     private final List<Meter> meters = new ArrayList<>();
 
@@ -102,10 +100,9 @@ public final class TranscriptWriter implements AutoCloseable {
     /** Set when close gave up waiting: the writer stops retrying, what it holds is spilled instead. */
     private volatile boolean abandoned;
     private final @Nullable SpillJournal spill;
-    private volatile long lastWarnNanos = System.nanoTime() - WARN_INTERVAL_NANOS;
+    private final FailureLog dropWarnings = FailureLog.warning(LOG, Duration.ofNanos(WARN_INTERVAL_NANOS));
     private final Thread writer;
-    private final Thread retention;
-    private final long retentionIntervalNanos;
+    private final TranscriptRetention retention;
     private final AtomicLong flushRequests = new AtomicLong();
     /**
      * Held while a record takes its seq and enters the buffer, so the buffer (and so every batch and every
@@ -141,11 +138,7 @@ public final class TranscriptWriter implements AutoCloseable {
         this.batchSize = b.batchSize;
         this.flushIntervalNanos = b.flushInterval.toNanos();
         this.overflowWaitNanos = b.overflowWait.toNanos();
-        this.keepPerChat = b.keepPerChat;
-        this.maxAge = b.maxAge;
-        this.clock = b.clock;
         this.registry = b.meterRegistry;
-        this.retentionIntervalNanos = b.retentionInterval.toNanos();
         this.spill = b.spillDirectory == null ? null : new SpillJournal(b.spillDirectory);
         if (spill != null) {
             spill.replay(store, store.maxSeq(), batchSize); // before any new record takes a seq
@@ -153,7 +146,7 @@ public final class TranscriptWriter implements AutoCloseable {
         this.seq = new AtomicLong(store.maxSeq());
         bindMeters();
         this.writer = Thread.ofPlatform().daemon().name("pulsebus-transcript-writer").start(this::writeLoop);
-        this.retention = Thread.ofPlatform().daemon().name("pulsebus-transcript-retention").start(this::retentionLoop);
+        this.retention = new TranscriptRetention(store, b.keepPerChat, b.maxAge, b.clock, b.retentionInterval);
     }
 
     public static Builder builder(TranscriptStore store) {
@@ -258,12 +251,8 @@ public final class TranscriptWriter implements AutoCloseable {
             d.answer().completeExceptionally(new IllegalStateException(
                     "transcript buffer full: record " + d.record().seq() + " dropped before it was stored"));
         }
-        long now = System.nanoTime();
-        if (now - lastWarnNanos >= WARN_INTERVAL_NANOS) {
-            lastWarnNanos = now;
-            LOG.warn("Transcript buffer full ({} records): dropping the oldest ({} dropped in all); "
-                    + "the store is not keeping up", capacity, dropped.sum());
-        }
+        dropWarnings.warn("Transcript buffer full ({} records): dropping the oldest ({} dropped in all); "
+                + "the store is not keeping up", capacity, dropped.sum());
     }
 
     // ------------------------------------------------------------------ the writer thread
@@ -373,24 +362,9 @@ public final class TranscriptWriter implements AutoCloseable {
         }
     }
 
-    private void retentionLoop() {
-        while (!closing) {
-            LockSupport.parkNanos(this, retentionIntervalNanos);
-            if (!closing) {
-                runRetention();
-            }
-        }
-    }
-
     /** Applies retention now (it also runs every {@code retentionInterval}); returns the rows deleted. */
     public long runRetention() {
-        try {
-            return store.retain(keepPerChat, clock.instant().minus(maxAge));
-        } catch (Throwable t) {
-            LOG.warn("Transcript retention failed; it runs again in {} s: {}", retentionIntervalNanos / 1_000_000_000L,
-                    t.toString());
-            return 0;
-        }
+        return retention.run();
     }
 
     // ------------------------------------------------------------------ readers
@@ -495,7 +469,7 @@ public final class TranscriptWriter implements AutoCloseable {
             closing = true;
         }
         LockSupport.unpark(writer);
-        LockSupport.unpark(retention);
+        retention.stop();
         long deadline = System.nanoTime() + timeout.toNanos();
         writer.join(Math.max(1, timeout.toMillis()));
         if (writer.isAlive()) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pulsebus.bus.TestEvents.GroupMessage;
 import dev.pulsebus.bus.TestEvents.PrivateMessage;
+import dev.pulsebus.testing.Await;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
@@ -208,17 +209,14 @@ class BlockingHandlersTest {
         assertThat(timed).isEqualTo(5); // failed calls are counted as errors, not timed
     }
 
-    private long waitForTimerCount(long atLeast) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (System.nanoTime() < deadline) {
-            double errors = registry.get("pulsebus.handler.errors").functionCounter().count();
-            long timed = registry.get("pulsebus.handler.duration").tag("mode", "blocking").timer().count();
-            if (errors + timed >= atLeast) {
-                return timed;
-            }
-            Thread.sleep(5);
-        }
-        return -1;
+    private long waitForTimerCount(long atLeast) throws Exception {
+        boolean met = Await.until(Duration.ofSeconds(10), Duration.ofMillis(5), () ->
+                registry.get("pulsebus.handler.errors").functionCounter().count() + timed() >= atLeast);
+        return met ? timed() : -1;
+    }
+
+    private long timed() {
+        return registry.get("pulsebus.handler.duration").tag("mode", "blocking").timer().count();
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.pulsebus.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.pulsebus.testing.Await;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -129,10 +130,7 @@ class ConfigTest {
             assertThat(c.getInt("modules.counter.n", -1)).isEqualTo(999);
             assertThat(c.getString("bot.name", "")).isEqualTo("bob");
             assertThat(Files.exists(c.runtimeFile())).as("not written before the delay").isFalse();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!Files.exists(c.runtimeFile()) && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
+            Await.until(Duration.ofSeconds(10), () -> Files.exists(c.runtimeFile()));
             String runtime = Files.readString(c.runtimeFile());
             assertThat(runtime).contains("999").contains("bob"); // read back below through a fresh Config
             assertThat(Files.readString(f)).as("the operator's file is untouched")
@@ -186,11 +184,8 @@ class ConfigTest {
         }
     }
 
-    private static void awaitValue(Config c, int port) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (c.getInt("server.port", 0) != port && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+    private static void awaitValue(Config c, int port) throws Exception {
+        Await.until(Duration.ofSeconds(20), Duration.ofMillis(20), () -> c.getInt("server.port", 0) == port);
         assertThat(c.getInt("server.port", 0)).isEqualTo(port);
     }
 }

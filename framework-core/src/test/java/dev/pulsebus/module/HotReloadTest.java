@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pulsebus.bus.EventBus;
 import dev.pulsebus.command.CommandRouter;
+import dev.pulsebus.testing.Await;
 import dev.pulsebus.testing.MemoryKvStore;
 import dev.pulsebus.testing.ModuleJars;
 import java.io.IOException;
 import java.lang.ref.WeakReference;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -167,12 +169,14 @@ class HotReloadTest {
     }
 
     /** Every loader but the last (the loaded version's) is collected within 30 s of asking for collections. */
-    private static void assertOldOnesCollected(List<WeakReference<ClassLoader>> loaders) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (collected(loaders) < loaders.size() - 1 && System.nanoTime() < deadline) {
+    private static void assertOldOnesCollected(List<WeakReference<ClassLoader>> loaders) throws Exception {
+        Await.until(Duration.ofSeconds(30), Duration.ofMillis(50), () -> {
+            if (collected(loaders) >= loaders.size() - 1) {
+                return true;
+            }
             System.gc();
-            Thread.sleep(50);
-        }
+            return false;
+        });
         assertThat(collected(loaders)).as("old class loaders collected").isEqualTo(loaders.size() - 1);
         assertThat(loaders.get(loaders.size() - 1).get()).as("the loaded version's loader").isNotNull();
     }

@@ -10,6 +10,7 @@ import dev.pulsebus.command.Outcome;
 import dev.pulsebus.pipeline.InMemoryAdapter;
 import dev.pulsebus.pipeline.MessagePipeline;
 import dev.pulsebus.event.Message;
+import dev.pulsebus.testing.Await;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -120,10 +121,7 @@ class ModuleHostTest {
         assertThat(command("/mine")).isEqualTo(Outcome.OK);
         adapter.inject(adapter.groupMessage("g", "u", Message.text("hi")));
         assertThat(filtered.get()).isEqualTo(1);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (ticks.get() < 2 && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+        Await.until(Duration.ofSeconds(10), Duration.ofMillis(5), () -> ticks.get() >= 2);
         assertThat(ticks.get()).isGreaterThanOrEqualTo(2);
 
         host.unload("owner");

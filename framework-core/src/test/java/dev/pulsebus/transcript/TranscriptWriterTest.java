@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pulsebus.event.ChatRef;
 import dev.pulsebus.event.Message;
+import dev.pulsebus.testing.Await;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -243,10 +244,7 @@ class TranscriptWriterTest {
         TranscriptWriter w = writer(TranscriptWriter.builder(store).batchSize(1).flushInterval(Duration.ofMillis(1)));
         store.failNext.set(Integer.MAX_VALUE);
         record(w, ROOM, "m");
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (w.healthy() && System.nanoTime() < deadline) {
-            Thread.sleep(1);
-        }
+        Await.until(Duration.ofSeconds(10), Duration.ofMillis(1), () -> !w.healthy());
         assertThat(w.healthy()).isFalse();
         assertThat(w.history(ROOM, 10, Long.MAX_VALUE)).extracting(TranscriptRecord::text).containsExactly("m");
         store.failNext.set(0);
@@ -329,10 +327,7 @@ class TranscriptWriterTest {
                 .cause().isInstanceOf(NotYetStoredException.class)
                 .hasMessageContaining("is spilled to disk and stored at the next start");
         store.release(); // the stuck commit lands after all
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (store.stored() < 1 && System.nanoTime() < deadline) {
-            Thread.sleep(1);
-        }
+        Await.until(Duration.ofSeconds(10), Duration.ofMillis(1), () -> store.stored() >= 1);
 
         writer(TranscriptWriter.builder(store).spillDirectory(spill));
         assertThat(store.inner.last(ROOM, 10, Long.MAX_VALUE)).extracting(TranscriptRecord::text)
@@ -359,18 +354,12 @@ class TranscriptWriterTest {
         assertThat(record(w, ROOM, "next").seq()).isEqualTo(8);
     }
 
-    private void awaitStored(int n) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (store.stored() < n && System.nanoTime() < deadline) {
-            Thread.sleep(1);
-        }
+    private void awaitStored(int n) throws Exception {
+        Await.until(Duration.ofSeconds(10), Duration.ofMillis(1), () -> store.stored() >= n);
         assertThat(store.stored()).isEqualTo(n);
     }
 
-    private static void awaitWriting(TranscriptWriter w) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (w.buffered() > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(1);
-        }
+    private static void awaitWriting(TranscriptWriter w) throws Exception {
+        Await.until(Duration.ofSeconds(10), Duration.ofMillis(1), () -> w.buffered() <= 0);
     }
 }

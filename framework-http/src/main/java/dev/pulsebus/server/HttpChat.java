@@ -12,13 +12,11 @@ import dev.pulsebus.transcript.TranscriptRecord;
 import dev.pulsebus.transcript.TranscriptWriter;
 import java.time.Clock;
 import java.time.temporal.ChronoUnit;
-import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,8 +41,7 @@ final class HttpChat implements Adapter {
 
     private final TranscriptWriter transcripts;
     private final LongPollRooms polls;
-    /** The newest committed messages of active rooms: history and polls of a busy room skip the store. */
-    final RecentRooms recent = new RecentRooms(1024, 100, 32 * 1024);
+    private final RoomHistory history;
     private final Clock clock;
     private final Self self = new Self(PLATFORM, BOT_USER);
     private final String idPrefix;
@@ -55,8 +52,10 @@ final class HttpChat implements Adapter {
     final LongAdder handled = new LongAdder();
     final LongAdder refused = new LongAdder();
 
-    HttpChat(TranscriptWriter transcripts, LongPollRooms polls, Clock clock, String instance, int maxPending) {
+    HttpChat(TranscriptWriter transcripts, RoomHistory history, LongPollRooms polls, Clock clock, String instance,
+             int maxPending) {
         this.transcripts = transcripts;
+        this.history = history;
         this.polls = polls;
         this.clock = clock;
         this.idPrefix = instance + "-";
@@ -128,7 +127,7 @@ final class HttpChat implements Adapter {
         return transcripts.recordDurably(room(room), user, clock.instant().truncatedTo(ChronoUnit.MILLIS), id, message,
                 false, record -> {
                     received.increment();
-                    recent.committed(room, record);
+                    history.committed(room, record);
                     polls.published(room, record);
                     GroupMessage event = new GroupMessage(id, record.time(), self, "", id, message, user, room, null);
                     if (!lane.queue.offer(event)) {
@@ -137,19 +136,6 @@ final class HttpChat implements Adapter {
                     }
                     return record;
                 });
-    }
-
-    /**
-     * A room's history from memory when it covers the request (no query, safe on an I/O thread), each
-     * message as its JSON; else null.
-     */
-    @Nullable List<byte[]> recentHistory(String room, int limit, long beforeSeq) {
-        return recent.lastJson(room, limit, beforeSeq, Responses::message);
-    }
-
-    /** A room's history from the transcript (may query): for what {@link #recentHistory} did not cover. */
-    List<TranscriptRecord> storedHistory(String room, int limit, long beforeSeq) throws Exception {
-        return transcripts.history(room(room), limit, beforeSeq);
     }
 
     /** The bot's replies: recorded in the room as user {@code bot}, then delivered to its waiting polls. */
@@ -164,7 +150,7 @@ final class HttpChat implements Adapter {
         try {
             return transcripts.recordDurably(message.chat(), BOT_USER, clock.instant().truncatedTo(ChronoUnit.MILLIS), id,
                     message.message(), true, record -> {
-                        recent.committed(room, record);
+                        history.committed(room, record);
                         polls.published(room, record);
                         return id;
                     });

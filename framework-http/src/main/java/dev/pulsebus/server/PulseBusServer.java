@@ -11,7 +11,6 @@ import dev.pulsebus.module.Modules;
 import dev.pulsebus.module.Routes;
 import dev.pulsebus.pipeline.MessagePipeline;
 import dev.pulsebus.storage.Storage;
-import dev.pulsebus.transcript.TranscriptRecord;
 import dev.pulsebus.transcript.TranscriptWriter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -37,7 +36,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
@@ -138,12 +136,9 @@ public final class PulseBusServer implements AutoCloseable {
                     .spillDirectory(config.dataDir().resolve("spill")).meterRegistry(registry).build();
             opened.add("transcripts", left -> transcripts.close(Duration.ofNanos(left - reserve(left))));
             this.polls = new LongPollRooms(work);
-            this.chat = new HttpChat(transcripts, polls, Clock.systemUTC(), instance, config.maxPendingMessages());
-            polls.reader((room, after, limit) -> {
-                List<TranscriptRecord> recent = chat.recent.after(room, after, limit);
-                return recent != null ? recent
-                        : newerThan(transcripts.history(HttpChat.room(room), limit, Long.MAX_VALUE), after);
-            });
+            RoomHistory rooms = new RoomHistory(transcripts);
+            polls.reader(rooms);
+            this.chat = new HttpChat(transcripts, rooms, polls, Clock.systemUTC(), instance, config.maxPendingMessages());
             this.pipeline = MessagePipeline.builder(bus).commands(commands).adapter(chat).transcripts(transcripts)
                     .recordWhen(c -> !HttpChat.PLATFORM.equals(c.platform())) // the http platform records its own
                     .meterRegistry(registry).build();
@@ -157,8 +152,9 @@ public final class PulseBusServer implements AutoCloseable {
             opened.addBounded("adapters", pipeline::stopAdapters); // room lanes drain; their replies are recorded
             opened.add("answer waiting polls", polls::releaseAll);
 
-            HttpHandler handler = new HttpHandler(config, chat, polls, work, config.metricsEnabled() ? registry : null,
-                    registry, jvmMeters::await, this::health, routes);
+            CountedResponses out = new CountedResponses(registry);
+            HttpHandler handler = new HttpHandler(config, new ChatApi(config, chat, rooms, polls, work, out), out, work,
+                    config.metricsEnabled() ? registry : null, jvmMeters::await, this::health, routes);
             this.initializer = new ServerInitializer(config, handler);
             bindMeters();
             Class<? extends ServerChannel> channel = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
@@ -253,14 +249,6 @@ public final class PulseBusServer implements AutoCloseable {
                 LOG.error("Modules of {} are not loaded; the bot runs without them: {}", jar, e.getMessage());
             }
         }
-    }
-
-    private static List<TranscriptRecord> newerThan(List<TranscriptRecord> records, long after) {
-        int from = 0;
-        while (from < records.size() && records.get(from).seq() <= after) {
-            from++;
-        }
-        return from == 0 ? records : records.subList(from, records.size());
     }
 
     /**

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pulsebus.internal.Json;
+import dev.pulsebus.testing.Await;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
@@ -145,10 +146,7 @@ class ChatApiTest {
                     t.uri("/api/rooms/fan/poll?after=" + seq + "&timeout_ms=30000")).build(),
                     HttpResponse.BodyHandlers.ofString()));
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (waiters() < 200 && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+        Await.until(Duration.ofSeconds(20), Duration.ofMillis(20), () -> waiters() >= 200);
         assertThat(waiters()).isEqualTo(200);
         t.say("fan", "bob", "news");
         for (CompletableFuture<HttpResponse<String>> p : polls) {
@@ -178,18 +176,17 @@ class ChatApiTest {
 
     /** The texts the bot said in {@code room}, once there are {@code n}. */
     private List<String> waitForReplies(String room, int n) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (true) {
+        List<List<String>> last = new ArrayList<>(List.of(List.of()));
+        Await.until(Duration.ofSeconds(10), Duration.ofMillis(20), () -> {
             List<String> replies = new ArrayList<>();
             for (JsonNode m : json(t.get("/api/rooms/" + room + "/messages")).get("messages")) {
                 if (m.get("user").asText().equals("bot")) {
                     replies.add(m.get("text").asText());
                 }
             }
-            if (replies.size() >= n || System.nanoTime() > deadline) {
-                return replies;
-            }
-            Thread.sleep(20);
-        }
+            last.set(0, replies);
+            return replies.size() >= n;
+        });
+        return last.get(0);
     }
 }

@@ -16,7 +16,6 @@ import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -43,10 +42,6 @@ import org.sqlite.SQLiteDataSource;
 public final class Storage implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Storage.class);
-
-    /** The newest migration shipped ({@code V<n>__*.sql} in every dialect's folder); a test keeps them equal. */
-    static final String SCHEMA_VERSION = "1";
-    static final String HISTORY = "pulsebus_schema_history";
 
     /** The SQLite file's name inside the data directory. */
     public static final String SQLITE_FILE = "pulsebus.db";
@@ -126,11 +121,8 @@ public final class Storage implements AutoCloseable {
      * @throws StorageException when a migration fails (the database is left as Flyway leaves it)
      */
     public int migrate(String owner, ClassLoader loader, String location) {
-        String table = "pulsebus_history_" + owner.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
         try {
-            return Flyway.configure(loader).dataSource(dataSource).locations("classpath:" + location)
-                    .table(table).baselineOnMigrate(true).baselineVersion("0")
-                    .load().migrate().migrationsExecuted;
+            return Schema.migrateModule(dataSource, owner, loader, location);
         } catch (FlywayException e) {
             throw new StorageException("migrations of '" + owner + "' from " + location + " failed on "
                     + description + ": " + e.getMessage(), e);
@@ -357,10 +349,7 @@ public final class Storage implements AutoCloseable {
                     throw new StorageException("cannot connect to " + description + ": " + rootMessage(e), e);
                 }
                 try {
-                    if (!upToDate(sessions)) {
-                        Flyway.configure(Storage.class.getClassLoader()).dataSource(ds).locations(dialect.migrations)
-                                .table(HISTORY).load().migrate();
-                    }
+                    Schema.bringUpToDate(ds, sessions, dialect);
                     Storage storage = new Storage(this, dialect, ds, sessions, description);
                     opened = true;
                     return storage;
@@ -371,33 +360,6 @@ public final class Storage implements AutoCloseable {
                 if (!opened) {
                     sessions.close(); // before the pool: a connection still out would only be aborted (a no-op on SQLite)
                     ds.close();
-                }
-            }
-        }
-
-        /**
-         * Whether the schema history already records {@link #SCHEMA_VERSION} as applied: then Flyway (some
-         * 400 classes and a classpath scan) is not loaded at all, which is most of a restart's storage cost.
-         * Asked on a session, which stays open for the stores: the first connection handed back to HikariCP
-         * makes its closed-connection stand-in, a JDK proxy class (about 18 ms of a cold start here).
-         */
-        private static boolean upToDate(SessionPool sessions) {
-            Session s = null;
-            boolean failed = true;
-            try {
-                s = sessions.borrow();
-                java.sql.PreparedStatement ps = s.prepare("SELECT COUNT(*) FROM " + HISTORY + " WHERE version = ? AND success");
-                ps.setString(1, SCHEMA_VERSION);
-                try (java.sql.ResultSet rs = ps.executeQuery()) {
-                    boolean applied = rs.next() && rs.getInt(1) > 0;
-                    failed = false;
-                    return applied;
-                }
-            } catch (java.sql.SQLException e) {
-                return false; // no history yet (a new database): Flyway creates it
-            } finally {
-                if (s != null) {
-                    sessions.release(s, failed);
                 }
             }
         }

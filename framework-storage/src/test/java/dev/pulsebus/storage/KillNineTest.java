@@ -3,9 +3,11 @@ package dev.pulsebus.storage;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pulsebus.kv.Kv;
+import dev.pulsebus.testing.Await;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -34,10 +36,7 @@ class KillNineTest {
                 .redirectOutput(acks.toFile())
                 .redirectError(ProcessBuilder.Redirect.INHERIT)
                 .start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (child.isAlive() && Files.size(acks) < 30_000 && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
+        Await.until(Duration.ofSeconds(60), () -> !child.isAlive() || Files.size(acks) >= 30_000);
         child.destroyForcibly(); // SIGKILL on Linux: no shutdown hook, no close
         child.waitFor(30, TimeUnit.SECONDS);
         String printed = Files.readString(acks, StandardCharsets.UTF_8);

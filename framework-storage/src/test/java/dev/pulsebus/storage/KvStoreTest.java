@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pulsebus.kv.Kv;
 import dev.pulsebus.kv.KvException;
+import dev.pulsebus.testing.Await;
 import dev.pulsebus.testing.FakeClock;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -277,10 +278,7 @@ class KvStoreTest {
                 // SQLite: one instance owns the file; the cache keeps entries until evicted.
                 assertThat(theirs.get("k")).isEqualTo("1");
             } else {
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-                while (!"2".equals(theirs.get("k")) && System.nanoTime() < deadline) {
-                    Thread.sleep(20);
-                }
+                Await.until(Duration.ofSeconds(5), Duration.ofMillis(20), () -> "2".equals(theirs.get("k")));
                 assertThat(theirs.get("k")).isEqualTo("2");
             }
         }

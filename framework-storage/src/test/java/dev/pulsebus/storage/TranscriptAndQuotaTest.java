@@ -186,7 +186,7 @@ class TranscriptAndQuotaTest {
             try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(java.nio.file.Path.of(url.toURI()))) {
                 int newest = files.map(f -> f.getFileName().toString()).filter(n -> n.matches("V\\d+__.*\\.sql"))
                         .mapToInt(n -> Integer.parseInt(n.substring(1, n.indexOf("__")))).max().orElse(0);
-                assertThat(Integer.toString(newest)).as(folder).isEqualTo(Storage.SCHEMA_VERSION);
+                assertThat(Integer.toString(newest)).as(folder).isEqualTo(Schema.VERSION);
             }
         }
         storage.close();

@@ -3,9 +3,11 @@ package dev.pulsebus.storage;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pulsebus.kv.Kv;
+import dev.pulsebus.testing.Await;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -33,10 +35,7 @@ class WalCheckpointerTest {
                 kv.set("k" + i, "x".repeat(2000)); // about 150 pages of WAL
             }
             long before = checkpointer.checkpoints();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (checkpointer.checkpoints() < before + 2 && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
+            Await.until(Duration.ofSeconds(20), Duration.ofMillis(20), () -> checkpointer.checkpoints() >= before + 2);
             assertThat(checkpointer.checkpoints()).isGreaterThanOrEqualTo(before + 2);
             assertThat(checkpointer.checkpoint()).isZero(); // every page of the WAL is in the database file
             assertThat(kv.get("k299")).isEqualTo("x".repeat(2000));

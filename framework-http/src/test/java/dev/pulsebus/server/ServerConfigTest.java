@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The configuration: defaults, the shipped file, environment overrides, and clear errors. */
-class ConfigTest {
+class ServerConfigTest {
 
     @TempDir
     Path dir;

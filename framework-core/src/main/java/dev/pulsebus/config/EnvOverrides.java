@@ -1,0 +1,42 @@
+package dev.pulsebus.config;
+
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Environment variables as settings: {@code PULSEBUS_SERVER_PORT} sets {@code server.port}; {@code __}
+ * stands for a dot after the section ({@code PULSEBUS_MODULES_WEATHER__CITY} sets
+ * {@code modules.weather.city}). The values stay text, typed only where a setting is read typed.
+ */
+final class EnvOverrides {
+
+    private EnvOverrides() {
+    }
+
+    /** The settings {@code env} overrides, by dotted key. */
+    static Map<String, Object> of(Map<String, String> env) {
+        Map<String, Object> out = new HashMap<>();
+        for (Map.Entry<String, String> e : env.entrySet()) {
+            String key = keyOf(e.getKey());
+            if (key != null) {
+                out.put(key, e.getValue()); // text as given: typed only where a setting is read typed
+            }
+        }
+        return out;
+    }
+
+    /** The setting {@code variable} overrides, or null when it names none (see {@link Config#keyOf}). */
+    static @Nullable String keyOf(String variable) {
+        if (!variable.startsWith("PULSEBUS_")) {
+            return null;
+        }
+        String rest = variable.substring("PULSEBUS_".length()).toLowerCase(Locale.ROOT);
+        int cut = rest.indexOf('_');
+        if (cut <= 0 || cut == rest.length() - 1) {
+            return null;
+        }
+        return rest.substring(0, cut) + "." + rest.substring(cut + 1).replace("__", ".");
+    }
+}

@@ -1,0 +1,24 @@
+package dev.pulsebus.server;
+
+/**
+ * The routes of {@code pulsebus_http_requests_total}: a bounded label set, these routes times the status
+ * codes. {@link #label} is the metric's {@code route} label value.
+ */
+enum Route {
+    HEALTH("health"),
+    METRICS("metrics"),
+    SAY("say"),
+    HISTORY("history"),
+    POLL("poll"),
+    MESSAGES("messages"),
+    API("api"),
+    MODULE("module"),
+    UNKNOWN("unknown"),
+    BAD("bad");
+
+    final String label;
+
+    Route(String label) {
+        this.label = label;
+    }
+}
