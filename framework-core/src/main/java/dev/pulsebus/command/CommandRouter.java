@@ -60,9 +60,15 @@ public interface CommandRouter {
         return false;
     }
 
-    /** A registered command; {@link #unregister()} removes it and its meters. */
-    interface Registration {
+    /** A registered command; {@link #unregister()} removes it and its meters (idempotent), and so does {@link #close()}. */
+    interface Registration extends AutoCloseable {
         void unregister();
+
+        /** The same as {@link #unregister()}. */
+        @Override
+        default void close() {
+            unregister();
+        }
     }
 
     /** Settings of a {@link CommandRouter}. Not thread-safe; build once. */

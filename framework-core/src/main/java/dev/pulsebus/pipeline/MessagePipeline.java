@@ -276,8 +276,8 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
     }
 
     /** A command's answer: sent, and a failure is counted and logged (the command has returned). */
-    void replyQuietly(MessageEvent to, String text) {
-        send(new OutboundMessage(to.self(), to.chat(), Message.text(text), to.messageId()));
+    CompletionStage<String> reply(MessageEvent to, String text) {
+        return send(new OutboundMessage(to.self(), to.chat(), Message.text(text), to.messageId()));
     }
 
     // ------------------------------------------------------------------ transcripts
@@ -354,10 +354,19 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
         };
     }
 
-    /** A middleware added with {@link #addMiddleware}; {@link #remove()} takes it out (idempotent). */
+    /**
+     * A middleware added with {@link #addMiddleware}; {@link #remove()} takes it out (idempotent), and so
+     * does {@link #close()}.
+     */
     @FunctionalInterface
-    public interface Registration {
+    public interface Registration extends AutoCloseable {
         void remove();
+
+        /** The same as {@link #remove()}. */
+        @Override
+        default void close() {
+            remove();
+        }
     }
 
     /** Ordered by priority descending, then in the order added. */

@@ -88,7 +88,8 @@ class ModuleHostTest {
             }
 
             @Override
-            public void reply(String message) {
+            public java.util.concurrent.CompletionStage<String> reply(String message) {
+                return java.util.concurrent.CompletableFuture.completedFuture("none");
             }
         });
     }
