@@ -164,7 +164,7 @@ public interface Kv {
             Throwable cause = e.getCause();
             if (cause instanceof KvException kv) {
                 // A fresh exception: the caller's stack, the writer's as cause.
-                throw new KvException(kv.getMessage(), kv);
+                throw new KvException(String.valueOf(kv.getMessage()), kv);
             }
             throw new KvException("KV call failed: " + cause, cause);
         }

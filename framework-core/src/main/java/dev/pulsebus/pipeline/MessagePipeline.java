@@ -181,7 +181,7 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
             }
             if (router != null) {
                 Outcome outcome = router.route(new MessageCommandSource(me, locale, this));
-                if (outcome.matched() || outcome == Outcome.UNKNOWN && router.answersUnknown()) {
+                if (outcome.matched() || (outcome == Outcome.UNKNOWN && router.answersUnknown())) {
                     return InboundResult.COMMAND;
                 }
             }
@@ -337,6 +337,7 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
      * Adds a middleware while the pipeline runs (higher priorities first, then in the order added); the
      * returned handle removes it. Events already inside the chain finish with the chain they started with.
      */
+    @SuppressWarnings("ReferenceEquality") // removes this registration's entry, whatever else equals it
     public Registration addMiddleware(int priority, Middleware middleware) {
         Objects.requireNonNull(middleware, "middleware");
         Ranked added;

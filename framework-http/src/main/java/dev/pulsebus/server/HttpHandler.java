@@ -21,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -41,6 +42,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private static final String PROMETHEUS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
     /** What /health reports: its status code and body, computed on a virtual thread. */
+    @SuppressWarnings("ArrayRecordComponent") // bytes written as they are; never compared
     record Health(HttpResponseStatus status, byte[] body) {
     }
 
@@ -57,7 +59,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private final Runnable beforeScrape; // waits for the JVM meters, bound once the server listens
     private final HealthCheck health;
     private final Routes routes;
-    private final byte[] token;
+    private final byte @Nullable [] token;
 
     HttpHandler(ServerConfig config, ChatApi chat, CountedResponses out, ExecutorService work,
                 @Nullable PrometheusMeterRegistry prometheus, Runnable beforeScrape, HealthCheck health, Routes routes) {
@@ -74,6 +76,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     }
 
     @Override
+    @SuppressWarnings("ReferenceEquality") // the codec hands out its cached HttpVersion constants
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
         DecoderResult decoded = req.decoderResult();
         if (!decoded.isSuccess()) {
@@ -184,7 +187,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private void scrape(ChannelHandlerContext ctx, boolean openMetrics, boolean keepAlive) {
         String type = openMetrics ? OPENMETRICS_TYPE : PROMETHEUS_TYPE;
         beforeScrape.run();
-        byte[] text = prometheus.scrape(type).getBytes(StandardCharsets.UTF_8);
+        byte[] text = Objects.requireNonNull(prometheus, "routed here only with metrics on").scrape(type).getBytes(StandardCharsets.UTF_8);
         out.count(Route.METRICS, HttpResponseStatus.OK);
         Responses.write(ctx, HttpResponseStatus.OK, type, Unpooled.wrappedBuffer(text), keepAlive);
     }

@@ -341,7 +341,7 @@ public final class PulseBusServer implements AutoCloseable {
         }
     }
 
-    private static String emptyToNull(String s) {
+    private static @Nullable String emptyToNull(@Nullable String s) {
         return s == null || s.isEmpty() ? null : s;
     }
 

@@ -75,10 +75,12 @@ final class JdbcTranscriptStore implements TranscriptStore {
             c.setAutoCommit(false);
             try {
                 int full = batch.size() / ROWS_PER_INSERT;
-                PreparedStatement ps = full > 0 ? s.prepare(INSERTS[ROWS_PER_INSERT]) : null;
-                for (int chunk = 0; chunk < full; chunk++) {
-                    bind(ps, batch, chunk * ROWS_PER_INSERT, ROWS_PER_INSERT);
-                    ps.executeUpdate();
+                if (full > 0) {
+                    PreparedStatement ps = s.prepare(INSERTS[ROWS_PER_INSERT]);
+                    for (int chunk = 0; chunk < full; chunk++) {
+                        bind(ps, batch, chunk * ROWS_PER_INSERT, ROWS_PER_INSERT);
+                        ps.executeUpdate();
+                    }
                 }
                 int rest = batch.size() - full * ROWS_PER_INSERT;
                 if (rest > 0) {
