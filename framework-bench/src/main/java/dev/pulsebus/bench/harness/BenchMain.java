@@ -66,7 +66,7 @@ public final class BenchMain {
         Results results;
         List<String> failed = new ArrayList<>();
         try {
-            results = run(options, suites, failed);
+            results = options.reports.isEmpty() ? run(options, suites, failed) : saved(options.reports);
         } catch (Exception e) {
             System.err.println("bench: failed: " + e);
             e.printStackTrace();
@@ -81,11 +81,23 @@ public final class BenchMain {
         return status;
     }
 
+    /** The rows of {@code files} in the order given, with the first file's meta. */
+    static Results saved(List<Path> files) throws BenchOptions.UsageException {
+        Meta meta = null;
+        List<Row> rows = new ArrayList<>();
+        for (Path file : files) {
+            Results r = readBaseline(file);
+            meta = meta == null ? r.meta() : meta;
+            rows.addAll(r.results());
+        }
+        return new Results(meta, rows);
+    }
+
     static Results readBaseline(Path file) throws BenchOptions.UsageException {
         try {
             return Results.read(file);
         } catch (java.io.IOException e) {
-            throw new BenchOptions.UsageException("cannot read baseline " + file + ": " + e.getMessage());
+            throw new BenchOptions.UsageException("cannot read results " + file + ": " + e.getMessage());
         }
     }
 

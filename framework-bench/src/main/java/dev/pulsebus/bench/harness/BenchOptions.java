@@ -14,6 +14,7 @@ public final class BenchOptions {
     static final String USAGE = """
             usage: BenchMain [--quick] [--suite NAME]... [--json FILE] [--compare FILE] [--html FILE]
                              [--markdown FILE] [--out DIR] [--backend NAME] [--keep] [--profile] [--against JAR]
+                             [--report FILE]...
               --quick          about a quarter of the samples: a smoke run
               --suite NAME     run this suite (repeatable; default: all). Suites: %s
               --json FILE      also write the results to FILE (a baseline to keep)
@@ -29,6 +30,9 @@ public final class BenchOptions {
               --against JAR    startup suite: another build's pulsebus-server.jar, launched in turn with
                                this one (same flags, its own cache) and reported beside it as the peer
                                'against'; startup.init runs its probe on both jars' classes in turn too
+              --report FILE    run nothing: report the rows saved in FILE (repeatable: the files' rows in
+                               the order given, e.g. one per suite) as a run would, with --compare,
+                               --html and --markdown
               --help           this text
             """;
 
@@ -39,6 +43,8 @@ public final class BenchOptions {
     final Path html;
     /** Where the table goes as Markdown ({@code --markdown}), or null. */
     final Path markdown;
+    /** Saved results to report instead of running ({@code --report}); empty for a run. */
+    final List<Path> reports;
     final Path out;
     final String backend;
     final boolean keep;
@@ -67,13 +73,14 @@ public final class BenchOptions {
     }
 
     private BenchOptions(boolean quick, List<String> suites, Path json, Path compare, Path html, Path markdown,
-                         Path out, String backend, boolean keep, boolean profile, Path against) {
+                         List<Path> reports, Path out, String backend, boolean keep, boolean profile, Path against) {
         this.quick = quick;
         this.suites = List.copyOf(suites);
         this.json = json;
         this.compare = compare;
         this.html = html;
         this.markdown = markdown;
+        this.reports = List.copyOf(reports);
         this.out = out;
         this.backend = backend;
         this.keep = keep;
@@ -97,6 +104,7 @@ public final class BenchOptions {
         Path compare = null;
         Path html = null;
         Path markdown = null;
+        List<Path> reports = new ArrayList<>();
         Path out = Path.of("target", "bench");
         String backend = "sqlite";
         boolean keep = false;
@@ -122,6 +130,7 @@ public final class BenchOptions {
                 case "--compare" -> compare = Path.of(value(args, ++i, a));
                 case "--html" -> html = Path.of(value(args, ++i, a));
                 case "--markdown" -> markdown = Path.of(value(args, ++i, a));
+                case "--report" -> reports.add(Path.of(value(args, ++i, a)));
                 case "--out" -> out = Path.of(value(args, ++i, a));
                 case "--backend" -> {
                     backend = value(args, ++i, a);
@@ -146,7 +155,11 @@ public final class BenchOptions {
         if (against != null && !suites.contains("startup")) {
             throw new UsageException("--against is for the startup suite: add --suite startup");
         }
-        return new BenchOptions(quick, suites, json, compare, html, markdown, out, backend, keep, profile, against);
+        if (!reports.isEmpty() && (quick || against != null || keep || profile)) {
+            throw new UsageException("--report runs nothing: --quick, --keep, --profile and --against do not apply");
+        }
+        return new BenchOptions(quick, suites, json, compare, html, markdown, reports, out, backend, keep, profile,
+                against);
     }
 
     private static String value(String[] args, int i, String flag) throws UsageException {
