@@ -136,6 +136,12 @@ public final class BenchMain {
             System.err.println("bench: a row regressed against " + options.compare);
             return 3;
         }
+        List<String> unstable = results.results().stream().filter(Row::unstable).map(Row::name).toList();
+        if (!unstable.isEmpty()) {
+            System.err.println("bench: UNSTABLE (rounds more than " + Spread.UNSTABLE_RATIO + "x apart, not judged): "
+                    + String.join(", ", unstable));
+            return 4;
+        }
         return 0;
     }
 

@@ -39,14 +39,14 @@ final class HtmlReport {
                 .append("table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ddd;padding:4px 8px;")
                 .append("text-align:right}td:first-child,th:first-child{text-align:left}")
                 .append(".improvement{background:#dcfce7}.regression{background:#fee2e2}.noise{background:#f3f4f6}")
-                .append(".new{background:#e0f2fe}figure{display:inline-block;margin:1em}</style></head><body>\n");
+                .append(".new{background:#e0f2fe}.unstable{background:#fef3c7}figure{display:inline-block;margin:1em}</style></head><body>\n");
         h.append("<h1>PulseBus benchmark</h1>\n<p>").append(esc(String.format(Locale.ROOT,
                 "PulseBus %s (%s), JDK %s, %s, %d cores, %s, backend %s%s, %s", m.pulsebus(), m.commit(), m.jdk(),
                 m.cpu(), m.cores(), m.os(), m.backend(), m.quick() ? ", QUICK run" : "", m.timestamp())))
                 .append("</p>\n");
         List<String> peers = new ArrayList<>();
         results.results().forEach(r -> r.peers().keySet().stream().filter(p -> !peers.contains(p)).forEach(peers::add));
-        h.append("<table><thead><tr><th>row</th><th>ops/s</th><th>p50 µs</th><th>p99 µs</th><th>p99.9 µs</th>")
+        h.append("<table><thead><tr><th>row</th><th>ops/s</th><th>spread</th><th>p50 µs</th><th>p99 µs</th><th>p99.9 µs</th>")
                 .append("<th>max µs</th><th>B/op</th>");
         peers.forEach(p -> h.append("<th>").append(esc(p)).append("</th>"));
         if (comparison != null) {
@@ -55,8 +55,10 @@ final class HtmlReport {
         h.append("</tr></thead><tbody>\n");
         for (Row r : results.results()) {
             Comparison.Change c = changes.get(r.name());
-            h.append("<tr").append(c == null ? "" : " class=\"" + c.verdict().label() + "\"").append("><td>")
-                    .append(esc(r.name())).append("</td><td>").append(Table.si(r.opsPerSec())).append("</td>");
+            String rowClass = c != null ? c.verdict().label() : r.unstable() ? "unstable" : null;
+            h.append("<tr").append(rowClass == null ? "" : " class=\"" + rowClass + "\"").append("><td>")
+                    .append(esc(r.name())).append("</td><td>").append(Table.si(r.opsPerSec())).append("</td><td>")
+                    .append(esc(Table.spread(r))).append("</td>");
             for (Double v : new Double[] {r.p50Us(), r.p99Us(), r.p999Us(), r.maxUs(), r.allocBytesPerOp()}) {
                 h.append("<td>").append(v == null ? "-" : String.format(Locale.ROOT, "%.2f", v)).append("</td>");
             }
