@@ -22,6 +22,11 @@ final class HtmlReport {
     }
 
     static String render(Results results, Results baseline, Comparison comparison) {
+        return render(results, baseline, comparison, Map.of());
+    }
+
+    /** With each row's history ({@link History#series}, oldest first) drawn as a line where it has two points. */
+    static String render(Results results, Results baseline, Comparison comparison, Map<String, List<Double>> history) {
         Map<String, Comparison.Change> changes = new LinkedHashMap<>();
         if (comparison != null) {
             comparison.changes().forEach(c -> changes.put(c.row(), c));
@@ -89,10 +94,34 @@ final class HtmlReport {
                 h.append("<figure>").append(latencyChart(r, base.get(r.name())))
                         .append("<figcaption>latency percentiles (µs, log scale)</figcaption></figure>");
             }
+            List<Double> past = history.get(r.name());
+            if (past != null && past.size() >= 2) {
+                h.append("<figure class=\"history\">").append(historyChart(past)).append("<figcaption>")
+                        .append(r.opsPerSec() != null ? "ops/s" : r.p50Us() != null ? "p50 µs" : "B/op")
+                        .append(" over the last ").append(past.size()).append(" runs kept</figcaption></figure>");
+            }
             h.append('\n');
         }
         h.append("</body></html>\n");
         return h.toString();
+    }
+
+    /** A line through {@code values}, oldest left, scaled to their own range. */
+    private static String historyChart(List<Double> values) {
+        int w = 240;
+        int h = 60;
+        double lo = values.stream().mapToDouble(Double::doubleValue).min().orElse(0);
+        double hi = values.stream().mapToDouble(Double::doubleValue).max().orElse(1);
+        double span = hi - lo == 0 ? 1 : hi - lo;
+        StringBuilder s = svg(w, h);
+        s.append("<polyline fill=\"none\" stroke=\"").append(OURS_COLOUR).append("\" stroke-width=\"2\" points=\"");
+        for (int i = 0; i < values.size(); i++) {
+            double x = 5 + (w - 10) * (values.size() == 1 ? 0 : i / (double) (values.size() - 1));
+            double y = h - 5 - (h - 10) * (values.get(i) - lo) / span;
+            s.append(String.format(Locale.ROOT, "%.1f,%.1f ", x, y));
+        }
+        s.append("\"/>");
+        return s.append("</svg>").toString();
     }
 
     private static String throughputChart(Row r) {
