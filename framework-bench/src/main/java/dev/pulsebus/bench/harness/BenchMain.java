@@ -116,7 +116,9 @@ public final class BenchMain {
             if (options.json != null) {
                 results.write(options.json);
             }
-            String html = HtmlReport.render(results, baseline, comparison, History.series(kept));
+            List<String> graphs = FlameGraphs.render(options.out.resolve("profile")).stream()
+                    .map(g -> options.out.relativize(g).toString()).toList();
+            String html = HtmlReport.render(results, baseline, comparison, History.series(kept), graphs);
             Path htmlFile = options.out.resolve("results.html");
             java.nio.file.Files.writeString(htmlFile, html);
             if (options.html != null) {
@@ -252,6 +254,9 @@ public final class BenchMain {
                 recording.dump(file);
                 recording.close();
                 System.out.println("profile: " + file.toAbsolutePath());
+                for (Path graph : FlameGraphs.render(file.getParent())) {
+                    System.out.println("flame graph: " + graph.toAbsolutePath());
+                }
             }
         }
     }

@@ -22,11 +22,12 @@ final class HtmlReport {
     }
 
     static String render(Results results, Results baseline, Comparison comparison) {
-        return render(results, baseline, comparison, Map.of());
+        return render(results, baseline, comparison, Map.of(), List.of());
     }
 
     /** With each row's history ({@link History#series}, oldest first) drawn as a line where it has two points. */
-    static String render(Results results, Results baseline, Comparison comparison, Map<String, List<Double>> history) {
+    static String render(Results results, Results baseline, Comparison comparison, Map<String, List<Double>> history,
+                         List<String> flameGraphs) {
         Map<String, Comparison.Change> changes = new LinkedHashMap<>();
         if (comparison != null) {
             comparison.changes().forEach(c -> changes.put(c.row(), c));
@@ -101,6 +102,13 @@ final class HtmlReport {
                         .append(" over the last ").append(past.size()).append(" runs kept</figcaption></figure>");
             }
             h.append('\n');
+        }
+        if (!flameGraphs.isEmpty()) {
+            h.append("<h2>Flame graphs</h2><ul>");
+            for (String g : flameGraphs) {
+                h.append("<li><a href=\"").append(esc(g)).append("\">").append(esc(g)).append("</a></li>");
+            }
+            h.append("</ul>\n");
         }
         h.append("</body></html>\n");
         return h.toString();

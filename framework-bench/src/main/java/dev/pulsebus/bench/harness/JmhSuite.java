@@ -11,6 +11,7 @@ import java.util.regex.Pattern;
 import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.profile.GCProfiler;
 import org.openjdk.jmh.profile.JavaFlightRecorderProfiler;
+import org.openjdk.jmh.profile.LinuxPerfNormProfiler;
 import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.BenchmarkResult;
 import org.openjdk.jmh.results.IterationResult;
@@ -135,6 +136,9 @@ public final class JmhSuite implements Suite {
                 .include(cls + "[a-z0-9_]+__(" + who + ")$")
                 .mode(Mode.Throughput).timeUnit(TimeUnit.SECONDS)
                 .addProfiler(GCProfiler.class);
+        if (PerfCounters.instructions() && !options.quick) {
+            throughput.addProfiler(LinuxPerfNormProfiler.class);
+        }
         collect(new Runner(throughput.build()).run(), byMethod);
         if (rows.stream().anyMatch(RowSpec::latency)) {
             ChainedOptionsBuilder latency = base(options)
@@ -191,6 +195,7 @@ public final class JmhSuite implements Suite {
             }
         }
         Result<?> alloc = ours.getSecondaryResults().get(ALLOC);
+        String instructions = instructions(ours);
         Double allocPerOp = alloc == null ? null : alloc.getScore();
         Double p50 = null;
         Double p90 = null;
@@ -206,16 +211,27 @@ public final class JmhSuite implements Suite {
             p999 = s.getPercentile(99.9);
             max = s.getMax();
         }
+        String note = spec.note().isEmpty() ? instructions : spec.note() + "; " + instructions;
         Row row = new Row(name, name + "." + spec.row(), "ops/s", median(ours),
                 p50, p90, p99, p999, max, allocPerOp,
-                (int) ours.getPrimaryResult().getStatistics().getN(), peerOps, spec.note()).withRounds(rounds(ours));
+                (int) ours.getPrimaryResult().getStatistics().getN(), peerOps, note).withRounds(rounds(ours));
         if (spec.target() == null) {
             return row;
         }
         String verdict = spec.target().check(row);
         return new Row(row.suite(), row.name(), row.unit(), row.opsPerSec(), p50, p90, p99, p999, max,
-                allocPerOp, row.samples(), peerOps, spec.note().isEmpty() ? verdict : spec.note() + "; " + verdict,
-                row.rounds(), null);
+                allocPerOp, row.samples(), peerOps, note + "; " + verdict, row.rounds(), null);
+    }
+
+    /** Instructions per operation from perfnorm, or why there are none. */
+    private static String instructions(RunResult r) {
+        for (String key : r.getSecondaryResults().keySet()) {
+            if (key.startsWith("instructions")) {
+                Result<?> counted = r.getSecondaryResults().get(key);
+                return String.format(java.util.Locale.ROOT, "%.0f instructions/op", counted.getScore());
+            }
+        }
+        return PerfCounters.instructions() ? "instructions/op not counted in a quick run" : PerfCounters.NOT_COUNTED;
     }
 
     /** Each measured iteration's score, in the order run (every fork's). */
