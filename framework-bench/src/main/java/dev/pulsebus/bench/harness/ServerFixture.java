@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
@@ -53,6 +54,30 @@ public final class ServerFixture {
                 any ? nanos.getValueAtPercentile(99.9) / 1e3 : null,
                 any ? nanos.getMaxValue() / 1e3 : null,
                 bytesPerOp, any ? (int) Math.min(Integer.MAX_VALUE, nanos.getTotalCount()) : 0, peers, note);
+    }
+
+    /**
+     * {@code row} with its percentiles the median of {@code rounds}' (in ns) so that one stalled round does not
+     * decide them, its maximum the largest, and its rounds their p50s (what a row without throughput is
+     * compared on).
+     */
+    public static Row medianOfRounds(Row row, List<Histogram> rounds) {
+        if (rounds.isEmpty()) {
+            return row;
+        }
+        List<Double> p50s = rounds.stream().map(r -> r.getValueAtPercentile(50) / 1e3).toList();
+        Row med = new Row(row.suite(), row.name(), row.unit(), row.opsPerSec(), median(p50s),
+                median(rounds.stream().map(r -> r.getValueAtPercentile(90) / 1e3).toList()),
+                median(rounds.stream().map(r -> r.getValueAtPercentile(99) / 1e3).toList()),
+                median(rounds.stream().map(r -> r.getValueAtPercentile(99.9) / 1e3).toList()),
+                rounds.stream().mapToLong(Histogram::getMaxValue).max().orElse(0) / 1e3,
+                row.allocBytesPerOp(), row.samples(), row.peers(), row.note());
+        return med.opsPerSec() == null ? med.withRounds(p50s) : med;
+    }
+
+    /** The median of {@code values} (the mean of the middle two for an even count). */
+    public static double median(List<Double> values) {
+        return Spread.of(values).median();
     }
 
     /** Bytes allocated so far by every live thread of this JVM. */
