@@ -19,7 +19,9 @@ import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import dev.pulsebus.onebot.OneBotAdapter;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import org.jspecify.annotations.Nullable;
@@ -27,7 +29,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Routes requests: {@code /health}, {@code /metrics}, the chat API ({@link ChatApi}) and modules' routes.
+ * Routes requests: {@code /health}, {@code /metrics}, the chat API ({@link ChatApi}), the OneBot adapters'
+ * reverse WebSocket and HTTP paths ({@code /onebot/...}, {@link OneBotAdapter#route}) and modules' routes.
  * Everything that may wait (storage, metrics scrape, health ping) runs on a virtual
  * thread of {@code work}; the I/O thread only parses, checks and writes. Every error is JSON
  * {@code {"error": "...", "status": n}}.
@@ -57,10 +60,12 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private final Runnable beforeScrape; // waits for the JVM meters, bound once the server listens
     private final HealthCheck health;
     private final Routes routes;
+    private final List<OneBotAdapter> onebot;
     private final byte[] token;
 
     HttpHandler(ServerConfig config, ChatApi chat, CountedResponses out, ExecutorService work,
-                @Nullable PrometheusMeterRegistry prometheus, Runnable beforeScrape, HealthCheck health, Routes routes) {
+                @Nullable PrometheusMeterRegistry prometheus, Runnable beforeScrape, HealthCheck health, Routes routes,
+                List<OneBotAdapter> onebot) {
         super(true);
         this.config = config;
         this.chat = chat;
@@ -70,6 +75,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         this.beforeScrape = beforeScrape;
         this.health = health;
         this.routes = routes;
+        this.onebot = onebot;
         this.token = config.token().isEmpty() ? null : ("Bearer " + config.token()).getBytes(StandardCharsets.UTF_8);
     }
 
@@ -113,6 +119,13 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                 chat.handle(ctx, req, uri, path, keepAlive);
             }
             return;
+        }
+        if (path.startsWith("/onebot/")) {
+            for (OneBotAdapter a : onebot) { // its own access token and signature; the upgrade or event answered there
+                if (a.route(ctx, req, path)) {
+                    return;
+                }
+            }
         }
         if (path.startsWith("/modules/")) {
             if (authorized(ctx, req)) {

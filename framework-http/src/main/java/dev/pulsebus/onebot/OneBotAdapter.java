@@ -1,0 +1,366 @@
+package dev.pulsebus.onebot;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pulsebus.event.Event;
+import dev.pulsebus.event.MessageEvent;
+import dev.pulsebus.internal.Json;
+import dev.pulsebus.pipeline.Adapter;
+import dev.pulsebus.pipeline.Inbound;
+import dev.pulsebus.pipeline.OutboundMessage;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufInputStream;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.FullHttpRequest;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A OneBot v11 or v12 implementation as a PulseBus platform ({@code onebot11} or {@code onebot12}), over
+ * the transport its {@link OneBotSettings#mode()} names. Events go through the pipeline on lanes (a chat's
+ * events in order, never on an I/O thread); {@link #send} turns a reply into {@code send_private_msg} /
+ * {@code send_group_msg} (v11) or {@code send_message} (v12), after a reply segment when it answers a
+ * message, and completes with the platform's {@code message_id}; {@link #actions} is the typed client.
+ *
+ * <p>Reverse WebSocket and HTTP are served on the server's own port: the server hands this adapter the
+ * requests under {@link #path()} ({@link #route}). Several bots may be connected at once; an action or a
+ * reply for a bot goes out on that bot's connection. Bounded everywhere: lanes (16 × 1024 events),
+ * actions in flight per connection ({@value WsConnection#MAX_IN_FLIGHT}), the forward queue
+ * ({@link OneBotSettings#queueCapacity()}), bots ({@value Bots#MAX}); each refusal is counted.
+ */
+public final class OneBotAdapter implements Adapter {
+
+    static final int LANE_CAPACITY = 1024;
+
+    final OneBotSettings settings;
+    final Protocol protocol;
+    final OneBotMetrics metrics;
+    final Bots bots;
+    private final Lanes lanes;
+    /** Where action results complete and v11 quick answers are written: never an I/O thread. */
+    final ExecutorService completions = Executors.newVirtualThreadPerTaskExecutor();
+    private final @Nullable ForwardLink forward;
+    private final @Nullable ForwardClient client;
+    private final @Nullable HttpLink http;
+    private final Endpoint endpoint;
+    private final Set<WsConnection> connections = ConcurrentHashMap.newKeySet();
+    /** HTTP mode without an API url: the events being handled whose replies go in their answer. */
+    private final Map<String, QuickAnswer> answers = new ConcurrentHashMap<>();
+    final FrameHandler.Sink sink = new Sink();
+    private volatile @Nullable Inbound inbound;
+
+    private OneBotAdapter(OneBotSettings settings, @Nullable MeterRegistry registry) {
+        this.settings = settings;
+        this.protocol = Protocol.of(settings.version());
+        this.metrics = new OneBotMetrics(protocol.label);
+        if (registry != null) {
+            metrics.bind(registry);
+        }
+        this.bots = new Bots(protocol.platform);
+        this.lanes = new Lanes("pulsebus-" + protocol.platform + "-lane", LANE_CAPACITY);
+        boolean forwardMode = settings.mode() == Mode.FORWARD_WS;
+        this.forward = forwardMode ? new ForwardLink(settings.queueCapacity(), metrics) : null;
+        this.client = forwardMode ? new ForwardClient(this, java.net.URI.create(settings.url())) : null;
+        this.http = settings.mode() == Mode.HTTP && !settings.url().isEmpty()
+                ? new HttpLink(protocol, settings.url(), settings.accessToken(), settings.actionTimeoutMs(), completions)
+                : null;
+        this.endpoint = new Endpoint(this);
+    }
+
+    /** An adapter with these settings, its meters in {@code registry} when given. Not started. */
+    public static OneBotAdapter create(OneBotSettings settings, @Nullable MeterRegistry registry) {
+        return new OneBotAdapter(Objects.requireNonNull(settings, "settings"), registry);
+    }
+
+    @Override
+    public String platform() {
+        return protocol.platform;
+    }
+
+    public OneBotSettings settings() {
+        return settings;
+    }
+
+    /** Where the implementation reaches it on the server's port: {@code /onebot/v11/} or {@code /onebot/v12/}. */
+    public String path() {
+        return endpoint.prefix;
+    }
+
+    @Override
+    public void start(Inbound inbound) {
+        this.inbound = inbound;
+        lanes.start();
+        if (client != null) {
+            client.start();
+        }
+    }
+
+    /**
+     * Closes its connections (their actions in flight fail), fails what the forward queue holds, lets the
+     * lanes finish, releases its meters. A send after it fails as refused.
+     */
+    @Override
+    public void stop() throws InterruptedException {
+        if (client != null) {
+            client.stop();
+        }
+        if (forward != null) {
+            forward.stop();
+        }
+        for (WsConnection c : connections) {
+            c.channel.close().awaitUninterruptibly(1000);
+        }
+        lanes.stop(Duration.ofSeconds(5));
+        // completions stays open: code still running (a module unloading) may send, and is refused through it
+        metrics.unbind();
+    }
+
+    /**
+     * Handles a request under {@link #path()}: a reverse WebSocket upgrade ({@code ws}, {@code ws/api},
+     * {@code ws/event}) or a posted event ({@code http}); false when {@code path} is not its. Runs on the
+     * connection's I/O thread; writes the answer itself.
+     */
+    public boolean route(ChannelHandlerContext ctx, FullHttpRequest request, String path) {
+        return endpoint.route(ctx, request, path);
+    }
+
+    @Override
+    public CompletionStage<String> send(OutboundMessage message) {
+        Protocol.Action action;
+        try {
+            action = protocol.send(message);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        String self = message.bot().userId();
+        if (settings.mode() == Mode.HTTP && http == null) {
+            QuickAnswer answer = message.replyTo() == null ? null : answers.get(QuickAnswer.key(self, message.replyTo()));
+            if (answer != null && answer.add(action, message)) {
+                return CompletableFuture.completedFuture(""); // a quick operation has no message id
+            }
+            return CompletableFuture.failedFuture(OneBotActionException.refused(action.name(), "no HTTP API url is "
+                    + "set (adapters." + protocol.platform + ".url): only replies made while their event is handled "
+                    + "can be sent, in the answer to the post"));
+        }
+        return call(self, action.name(), action.params()).thenApply(protocol::messageId);
+    }
+
+    /** The typed actions of bot {@code selfId}. */
+    public OneBotActions actions(String selfId) {
+        return new OneBotActions(this, selfId);
+    }
+
+    /** {@code onebot11:<self_id>} (each bot seen) to whether it is up; {@code onebot11}: down while none is known. */
+    public Map<String, Boolean> health() {
+        return bots.components(settings.mode() == Mode.HTTP);
+    }
+
+    /** Changes whenever {@link #health()} may have. */
+    public long healthState() {
+        return bots.state(settings.mode() == Mode.HTTP);
+    }
+
+    CompletableFuture<JsonNode> call(String selfId, String action, ObjectNode params) {
+        int index = OneBotMetrics.actionIndex(action);
+        Bots.Bot bot = bots.find(selfId);
+        Link link = forward != null ? forward : http != null ? http : bot == null ? null : bot.link;
+        if (link == null) {
+            metrics.action(index, OneBotMetrics.Outcome.REFUSED, 0);
+            return CompletableFuture.failedFuture(OneBotActionException.refused(action, "bot " + selfId
+                    + " has no connection that takes actions"));
+        }
+        long start = System.nanoTime();
+        CompletableFuture<JsonNode> result = link.call(action, params, selfId, bot == null ? null : bot.platform);
+        result.whenComplete((v, e) -> metrics.action(index, outcome(e), start));
+        return result;
+    }
+
+    private static OneBotMetrics.Outcome outcome(@Nullable Throwable e) {
+        if (e == null) {
+            return OneBotMetrics.Outcome.OK;
+        }
+        if (e instanceof OneBotActionException a) {
+            return switch (a.kind()) {
+                case FAILED -> OneBotMetrics.Outcome.FAILED;
+                case TIMEOUT -> OneBotMetrics.Outcome.TIMEOUT;
+                case DISCONNECTED -> OneBotMetrics.Outcome.DISCONNECTED;
+                case REFUSED -> OneBotMetrics.Outcome.REFUSED;
+            };
+        }
+        return OneBotMetrics.Outcome.FAILED;
+    }
+
+    // ------------------------------------------------------------------ connections
+
+    WsConnection connection(Channel channel, WsConnection.Role role, String selfHint) {
+        return new WsConnection(channel, role, selfHint, protocol, metrics, completions, settings.actionTimeoutMs());
+    }
+
+    /** A WebSocket is up (handshake done): the bot it named, if any, is online. Event loop. */
+    void opened(WsConnection c) {
+        connections.add(c);
+        metrics.connections.incrementAndGet();
+        Bots.Bot bot = bots.bot(c.selfHint);
+        if (bot != null) {
+            bind(c, bot);
+        }
+        if (forward != null) {
+            forward.connected(c);
+        }
+    }
+
+    /** {@code c} serves {@code bot}: counted as online through it; its actions go on it unless it only pushes events. */
+    private void bind(WsConnection c, Bots.Bot bot) {
+        if (!c.bots.contains(bot)) {
+            c.bots.add(bot);
+            bots.opened(bot);
+        }
+        Link link = forward != null ? forward : c;
+        if (c.role != WsConnection.Role.EVENT && bot.link != link) {
+            bot.link = link;
+        }
+    }
+
+    private final class Sink implements FrameHandler.Sink {
+        @Override
+        public void message(WsConnection c, ByteBuf text) {
+            JsonNode node = parse(text);
+            if (node == null) {
+                return;
+            }
+            if (protocol.isResponse(node)) {
+                metrics.frame(OneBotMetrics.Kind.RESPONSE);
+                c.response(node);
+                return;
+            }
+            metrics.frame(OneBotMetrics.Kind.EVENT);
+            Event event = protocol.event(node, c.selfHint, metrics);
+            if (event != null) {
+                Bots.Bot bot = seen(event, node);
+                if (bot != null) {
+                    bind(c, bot);
+                }
+                long beat = Protocol.heartbeatInterval(event);
+                if (beat > 0) {
+                    c.beat(beat);
+                }
+                dispatch(event, null);
+            }
+        }
+
+        @Override
+        public void closed(WsConnection c) {
+            if (!connections.remove(c)) {
+                return;
+            }
+            metrics.connections.decrementAndGet();
+            for (Bots.Bot bot : c.bots) {
+                bots.closed(bot, c);
+            }
+            if (forward != null) {
+                forward.disconnected(c);
+            }
+            c.closed();
+        }
+    }
+
+    private @Nullable JsonNode parse(ByteBuf text) {
+        JsonNode node;
+        try (InputStream in = new ByteBufInputStream(text.duplicate())) {
+            node = Json.MAPPER.readTree(in);
+        } catch (IOException e) {
+            metrics.bad(OneBotMetrics.Bad.NOT_JSON, e.getMessage() == null ? e.toString() : e.getMessage().lines()
+                    .findFirst().orElse(""));
+            return null;
+        }
+        if (node == null || !node.isObject()) {
+            metrics.bad(OneBotMetrics.Bad.NOT_JSON, "not a JSON object");
+            return null;
+        }
+        return node;
+    }
+
+    /** The bot of {@code event}, tracked, with its v12 platform noted. */
+    private Bots.@Nullable Bot seen(Event event, JsonNode frame) {
+        Bots.Bot bot = bots.bot(event.self().userId());
+        if (bot != null) {
+            String platform = protocol.botPlatform(frame);
+            if (platform != null && !platform.equals(bot.platform)) {
+                bot.platform = platform;
+            }
+        }
+        return bot;
+    }
+
+    /**
+     * Queues {@code event} for the pipeline on its chat's lane; {@code then} (may be null) runs after it,
+     * also when the lane is full (the event is then dropped and counted).
+     */
+    private void dispatch(Event event, @Nullable Runnable then) {
+        Inbound in = inbound;
+        Object key = event instanceof MessageEvent m ? m.chat() : event.self().userId();
+        Runnable task = () -> {
+            try {
+                if (in != null) {
+                    in.accept(event);
+                }
+            } finally {
+                if (then != null) {
+                    then.run();
+                }
+            }
+        };
+        if (!lanes.offer(key, task)) {
+            metrics.bad(OneBotMetrics.Bad.LANE_FULL, "event " + event.id() + " dropped: its lane holds "
+                    + LANE_CAPACITY + " events not yet handled");
+            if (then != null) {
+                then.run();
+            }
+        }
+    }
+
+    /**
+     * An event posted over HTTP (already authenticated): handled on its lane, then answered by
+     * {@code answer} with what replies were made meanwhile as quick operations (when there is no API url),
+     * or with nothing. False when {@code frame} is not an event (counted; the caller answers).
+     */
+    boolean posted(JsonNode frame, String selfHint, java.util.function.Consumer<@Nullable JsonNode> answer) {
+        Event event = protocol.event(frame, selfHint, metrics);
+        if (event == null) {
+            return false;
+        }
+        metrics.frame(OneBotMetrics.Kind.EVENT);
+        Bots.Bot bot = seen(event, frame);
+        long beat = Protocol.heartbeatInterval(event);
+        if (bot != null && beat > 0) {
+            bots.beat(bot, beat);
+        }
+        if (bot != null && http != null && bot.link != http) {
+            bot.link = http;
+        }
+        if (http == null && event instanceof MessageEvent m) {
+            String key = QuickAnswer.key(m.self().userId(), m.messageId());
+            QuickAnswer q = new QuickAnswer(protocol.version);
+            answers.put(key, q);
+            dispatch(event, () -> {
+                answers.remove(key, q);
+                answer.accept(q.close());
+            });
+        } else {
+            dispatch(event, () -> answer.accept(null));
+        }
+        return true;
+    }
+}
