@@ -3,7 +3,6 @@ package dev.pulsebus.onebot;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pulsebus.internal.Json;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufInputStream;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
@@ -22,7 +21,6 @@ import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.http.websocketx.WebSocketServerHandshaker;
 import io.netty.handler.codec.http.websocketx.WebSocketServerHandshakerFactory;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -169,22 +167,11 @@ final class Endpoint {
             unauthorized(ctx, req);
             return;
         }
-        JsonNode frame;
-        try (InputStream in = new ByteBufInputStream(body.duplicate())) {
-            frame = Json.MAPPER.readTree(in);
-        } catch (IOException e) {
-            frame = null;
-        }
-        if (frame == null || !frame.isObject()) {
-            adapter.metrics.bad(OneBotMetrics.Bad.NOT_JSON, "a posted event that is not a JSON object");
-            answer(ctx, req, HttpResponseStatus.BAD_REQUEST, "the body is not a JSON object");
-            return;
-        }
         boolean keepAlive = HttpUtil.isKeepAlive(req);
-        boolean taken = adapter.posted(frame, req.headers().get("X-Self-ID", "").trim(),
-                quick -> write(ctx, quick, keepAlive));
-        if (!taken) {
-            write(ctx, null, keepAlive); // counted; a retry would not fare better
+        switch (adapter.posted(body, req.headers().get("X-Self-ID", "").trim(), quick -> write(ctx, quick, keepAlive))) {
+            case TAKEN -> { }
+            case DROPPED -> write(ctx, null, keepAlive); // counted; a retry would not fare better
+            case NOT_JSON -> answer(ctx, req, HttpResponseStatus.BAD_REQUEST, "the body is not a JSON event");
         }
     }
 

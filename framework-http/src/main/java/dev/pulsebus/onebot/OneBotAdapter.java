@@ -4,18 +4,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulsebus.event.Event;
 import dev.pulsebus.event.MessageEvent;
-import dev.pulsebus.internal.Json;
 import dev.pulsebus.pipeline.Adapter;
 import dev.pulsebus.pipeline.Inbound;
 import dev.pulsebus.pipeline.OutboundMessage;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufInputStream;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpRequest;
-import java.io.IOException;
-import java.io.InputStream;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -236,19 +232,19 @@ public final class OneBotAdapter implements Adapter {
     private final class Sink implements FrameHandler.Sink {
         @Override
         public void message(WsConnection c, ByteBuf text) {
-            JsonNode node = parse(text);
-            if (node == null) {
+            Object decoded = protocol.decode(text, c.selfHint, metrics);
+            if (decoded instanceof JsonNode response) {
+                metrics.frame(OneBotMetrics.Kind.RESPONSE);
+                c.response(response);
                 return;
             }
-            if (protocol.isResponse(node)) {
-                metrics.frame(OneBotMetrics.Kind.RESPONSE);
-                c.response(node);
+            if (decoded == Protocol.NOT_JSON) {
+                metrics.bad(OneBotMetrics.Bad.NOT_JSON, "a frame that is not a JSON object");
                 return;
             }
             metrics.frame(OneBotMetrics.Kind.EVENT);
-            Event event = protocol.event(node, c.selfHint, metrics);
-            if (event != null) {
-                Bots.Bot bot = seen(event, node);
+            if (decoded instanceof Event event) {
+                Bots.Bot bot = seen(event);
                 if (bot != null) {
                     bind(c, bot);
                 }
@@ -276,27 +272,11 @@ public final class OneBotAdapter implements Adapter {
         }
     }
 
-    private @Nullable JsonNode parse(ByteBuf text) {
-        JsonNode node;
-        try (InputStream in = new ByteBufInputStream(text.duplicate())) {
-            node = Json.MAPPER.readTree(in);
-        } catch (IOException e) {
-            metrics.bad(OneBotMetrics.Bad.NOT_JSON, e.getMessage() == null ? e.toString() : e.getMessage().lines()
-                    .findFirst().orElse(""));
-            return null;
-        }
-        if (node == null || !node.isObject()) {
-            metrics.bad(OneBotMetrics.Bad.NOT_JSON, "not a JSON object");
-            return null;
-        }
-        return node;
-    }
-
     /** The bot of {@code event}, tracked, with its v12 platform noted. */
-    private Bots.@Nullable Bot seen(Event event, JsonNode frame) {
+    private Bots.@Nullable Bot seen(Event event) {
         Bots.Bot bot = bots.bot(event.self().userId());
         if (bot != null) {
-            String platform = protocol.botPlatform(frame);
+            String platform = Protocol.botPlatform(event);
             if (platform != null && !platform.equals(bot.platform)) {
                 bot.platform = platform;
             }
@@ -334,15 +314,19 @@ public final class OneBotAdapter implements Adapter {
     /**
      * An event posted over HTTP (already authenticated): handled on its lane, then answered by
      * {@code answer} with what replies were made meanwhile as quick operations (when there is no API url),
-     * or with nothing. False when {@code frame} is not an event (counted; the caller answers).
+     * or with nothing. Returns what became of it: {@link Posted#TAKEN} (answered later), else the caller answers.
      */
-    boolean posted(JsonNode frame, String selfHint, java.util.function.Consumer<@Nullable JsonNode> answer) {
-        Event event = protocol.event(frame, selfHint, metrics);
-        if (event == null) {
-            return false;
+    Posted posted(ByteBuf body, String selfHint, java.util.function.Consumer<@Nullable JsonNode> answer) {
+        Object decoded = protocol.decode(body, selfHint, metrics);
+        if (decoded == Protocol.NOT_JSON || decoded instanceof JsonNode) {
+            metrics.bad(OneBotMetrics.Bad.NOT_JSON, "a posted body that is not a JSON event");
+            return Posted.NOT_JSON;
         }
         metrics.frame(OneBotMetrics.Kind.EVENT);
-        Bots.Bot bot = seen(event, frame);
+        if (!(decoded instanceof Event event)) {
+            return Posted.DROPPED; // counted
+        }
+        Bots.Bot bot = seen(event);
         long beat = Protocol.heartbeatInterval(event);
         if (bot != null && beat > 0) {
             bots.beat(bot, beat);
@@ -361,6 +345,9 @@ public final class OneBotAdapter implements Adapter {
         } else {
             dispatch(event, () -> answer.accept(null));
         }
-        return true;
+        return Posted.TAKEN;
     }
+
+    /** What became of a posted body. */
+    enum Posted { TAKEN, DROPPED, NOT_JSON }
 }

@@ -5,6 +5,11 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulsebus.event.Event;
 import dev.pulsebus.event.MetaEvent;
+import dev.pulsebus.internal.Json;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufInputStream;
+import java.io.IOException;
+import java.io.InputStream;
 import dev.pulsebus.pipeline.OutboundMessage;
 import org.jspecify.annotations.Nullable;
 
@@ -17,6 +22,11 @@ abstract sealed class Protocol permits V11Protocol, V12Protocol {
     /** An action to send: its name and parameters. */
     record Action(String name, ObjectNode params) {
     }
+
+    /** What {@link #decode} returns for a frame that is not a JSON object (to be counted by the caller). */
+    static final Object NOT_JSON = new Object();
+    /** What {@link V11Decoder} returns for an object that is no event: read again as a tree, a response. */
+    static final Object RESPONSE = new Object();
 
     final int version;
     final String label;
@@ -32,19 +42,32 @@ abstract sealed class Protocol permits V11Protocol, V12Protocol {
         return version == 11 ? new V11Protocol() : new V12Protocol();
     }
 
-    /** Whether {@code frame} answers an action (it carries {@code retcode} and is no event). */
-    abstract boolean isResponse(JsonNode frame);
-
     /**
-     * The event in {@code frame}, or null when it is not one the records can hold (counted in
-     * {@code metrics} with the reason). {@code selfHint}: the bot the connection or request named
-     * ({@code X-Self-ID}), used when the frame names none; may be empty.
+     * What {@code frame} holds: an {@link Event}, a response to an action (its {@link JsonNode}), {@link #NOT_JSON},
+     * or null for an event the records cannot hold (counted in {@code metrics}). {@code selfHint}: the bot the
+     * connection or request named ({@code X-Self-ID}), for frames that name none.
      */
-    abstract @Nullable Event event(JsonNode frame, String selfHint, OneBotMetrics metrics);
+    abstract @Nullable Object decode(ByteBuf frame, String selfHint, OneBotMetrics metrics);
 
-    /** The bot's own platform in a v12 frame ({@code self.platform}), else null. */
-    @Nullable String botPlatform(JsonNode frame) {
-        return null;
+    /** {@code frame} as a JSON object, or null when it is none. */
+    static @Nullable JsonNode tree(ByteBuf frame) {
+        try (InputStream in = new ByteBufInputStream(frame.duplicate())) {
+            JsonNode node = Json.MAPPER.readTree(in);
+            return node != null && node.isObject() ? node : null;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** The bot's own chat platform (v12's {@code self.platform}, kept as the field {@code platform}), else null. */
+    static @Nullable String botPlatform(Event event) {
+        Object p = switch (event) {
+            case dev.pulsebus.event.MessageEvent m -> m.extra().get("platform");
+            case dev.pulsebus.event.NoticeEvent n -> n.fields().get("platform");
+            case dev.pulsebus.event.RequestEvent r -> r.fields().get("platform");
+            case MetaEvent m -> m.fields().get("platform");
+        };
+        return p instanceof String s ? s : null;
     }
 
     /** The action that sends {@code message}; throws IllegalArgumentException for a chat this version has not. */
@@ -94,11 +117,11 @@ abstract sealed class Protocol permits V11Protocol, V12Protocol {
         return event;
     }
 
-    /** A 64-bit FNV-1a digest of {@code text} in hex: the id of v11 events that carry none. */
-    static String digest(String text) {
+    /** A 64-bit FNV-1a digest of {@code frame}'s bytes in hex: the id of v11 events that carry none. */
+    static String digest(ByteBuf frame) {
         long h = 0xcbf29ce484222325L;
-        for (int i = 0; i < text.length(); i++) {
-            h ^= text.charAt(i);
+        for (int i = frame.readerIndex(), end = frame.writerIndex(); i < end; i++) {
+            h ^= frame.getByte(i) & 0xff;
             h *= 0x100000001b3L;
         }
         return Long.toHexString(h);

@@ -9,6 +9,7 @@ import dev.pulsebus.event.Segment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * OneBot v11 message segments and the records of {@link Segment}: {@code text} as text, {@code at} as a
@@ -37,31 +38,61 @@ final class V11Segments {
         for (JsonNode seg : array) {
             String type = seg.path("type").asText("");
             JsonNode data = seg.path("data");
-            switch (type) {
-                case "text" -> segments.add(new Segment.Text(required(data, "text", type)));
-                case "at" -> {
-                    String qq = required(data, "qq", type);
-                    segments.add(qq.equals("all") ? new Segment.MentionAll() : new Segment.Mention(qq));
-                }
-                case "image" -> {
-                    String url = JsonValues.id(data, "url");
-                    segments.add(new Segment.Image(url.isEmpty() ? required(data, "file", type) : url));
-                }
-                case "reply" -> segments.add(new Segment.Reply(required(data, "id", type), null));
-                case "" -> throw new IllegalArgumentException("a message segment has no type");
-                default -> segments.add(new Segment.Other(type, data.isObject()
-                        ? values.fields(data, "message." + type, null) : Map.of()));
-            }
+            segments.add(switch (type) {
+                case "text", "at", "reply", "image" -> known(type, main(data, type), JsonValues.id(data, "url"));
+                default -> segment(type, data.isObject() ? values.fields(data, "message." + type, null) : Map.of());
+            });
         }
         return new Message(segments);
     }
 
-    private static String required(JsonNode data, String field, String type) {
-        String v = JsonValues.id(data, field);
-        if (v.isEmpty() && !(field.equals("text") && data.path(field).isTextual())) {
-            throw new IllegalArgumentException("a " + type + " segment needs data." + field);
+    /** The data field that holds a {@code text}, {@code at}, {@code reply} or {@code image} segment's value. */
+    static String mainKey(String type) {
+        return switch (type) {
+            case "text" -> "text";
+            case "at" -> "qq";
+            case "reply" -> "id";
+            default -> "file";
+        };
+    }
+
+    private static @Nullable String main(JsonNode data, String type) {
+        JsonNode v = data.get(mainKey(type));
+        return v == null || v.isNull() || v.isContainerNode() ? null : v.asText();
+    }
+
+    /**
+     * A {@code text}, {@code at}, {@code reply} or {@code image} segment from its main value ({@code text},
+     * {@code qq}, {@code id}, {@code file}) and, an image, its {@code url} (may be null or empty).
+     *
+     * @throws IllegalArgumentException when the main value is missing
+     */
+    static Segment known(String type, @Nullable String main, @Nullable String url) {
+        if (type.equals("image") && url != null && !url.isEmpty()) {
+            return new Segment.Image(url);
         }
-        return v;
+        if (main == null || main.isEmpty() && !type.equals("text")) {
+            throw new IllegalArgumentException("a " + type + " segment needs data." + mainKey(type));
+        }
+        return switch (type) {
+            case "text" -> new Segment.Text(main);
+            case "at" -> main.equals("all") ? new Segment.MentionAll() : new Segment.Mention(main);
+            case "reply" -> new Segment.Reply(main, null);
+            default -> new Segment.Image(main);
+        };
+    }
+
+    /** Any other segment, kept with its type and data (no nulls in it). */
+    static Segment segment(String type, Map<String, Object> data) {
+        return switch (type) {
+            case "text", "at", "reply", "image" -> known(type, str(data.get(mainKey(type))), str(data.get("url")));
+            case "" -> throw new IllegalArgumentException("a message segment has no type");
+            default -> new Segment.Other(type, data);
+        };
+    }
+
+    private static @Nullable String str(@Nullable Object v) {
+        return v == null || v instanceof Map || v instanceof List ? null : v.toString();
     }
 
     private static void add(ArrayNode array, String type, String key, String value) {
@@ -71,7 +102,7 @@ final class V11Segments {
     }
 
     /** {@code message} in the array form, after a reply segment to {@code replyTo} when that is not null. */
-    static ArrayNode write(Message message, @org.jspecify.annotations.Nullable String replyTo) {
+    static ArrayNode write(Message message, @Nullable String replyTo) {
         ArrayNode array = JsonNodeFactory.instance.arrayNode(message.segments().size() + 1);
         if (replyTo != null) {
             add(array, "reply", "id", replyTo);

@@ -17,6 +17,7 @@ import dev.pulsebus.event.RequestEvent;
 import dev.pulsebus.event.Self;
 import dev.pulsebus.internal.Json;
 import dev.pulsebus.pipeline.OutboundMessage;
+import io.netty.buffer.ByteBuf;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Set;
@@ -39,18 +40,20 @@ final class V12Protocol extends Protocol {
     }
 
     @Override
-    boolean isResponse(JsonNode frame) {
-        return !frame.has("type") && frame.has("retcode");
+    @Nullable Object decode(ByteBuf frame, String selfHint, OneBotMetrics metrics) {
+        JsonNode node = tree(frame);
+        if (node == null) {
+            return NOT_JSON;
+        }
+        return !node.has("type") && node.has("retcode") ? node : event(node, selfHint, metrics);
     }
 
-    @Override
-    @Nullable String botPlatform(JsonNode frame) {
+    private static @Nullable String botPlatform(JsonNode frame) {
         JsonNode p = frame.path("self").get("platform");
         return p == null || !p.isTextual() ? null : p.textValue();
     }
 
-    @Override
-    @Nullable Event event(JsonNode f, String selfHint, OneBotMetrics metrics) {
+    private @Nullable Event event(JsonNode f, String selfHint, OneBotMetrics metrics) {
         String type = f.path("type").asText("");
         String id = JsonValues.id(f, "id");
         if (id.isEmpty()) {
