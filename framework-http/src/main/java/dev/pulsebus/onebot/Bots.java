@@ -10,7 +10,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The bots one adapter has seen, by {@code self_id}: where each one's actions go, and whether it is up (a
- * WebSocket serving it is open; over HTTP, its heartbeats, when it sends them, are on time). At most
+ * WebSocket serving it is open, or over HTTP its heartbeats, when it sends them, are on time; and the
+ * implementation has not said it is offline). At most
  * {@link #MAX} bots; events of one more are still handled, but it is not tracked and cannot be answered.
  * Thread-safe; lookups take no lock.
  */
@@ -25,6 +26,8 @@ final class Bots {
         final AtomicInteger open = new AtomicInteger();
         volatile long lastBeatNanos;
         volatile long beatWindowNanos;
+        /** What the implementation last said of the bot (v11 heartbeat status.online, v12 status_update). */
+        volatile boolean online = true;
 
         Bot(String selfId) {
             this.selfId = selfId;
@@ -70,6 +73,14 @@ final class Bots {
         changes.incrementAndGet();
     }
 
+    /** The implementation says whether the bot is online on its chat platform. */
+    void online(Bot b, boolean online) {
+        if (b.online != online) {
+            b.online = online;
+            changes.incrementAndGet();
+        }
+    }
+
     /** An HTTP-posted heartbeat: the bot is down once none has come for twice {@code intervalMs}. */
     void beat(Bot b, long intervalMs) {
         boolean wasDown = !upOverHttp(b, System.nanoTime());
@@ -92,7 +103,7 @@ final class Bots {
         Map<String, Boolean> out = new TreeMap<>();
         long now = System.nanoTime();
         for (Bot b : bots.values()) {
-            out.put(prefix + b.selfId, http ? upOverHttp(b, now) : b.open.get() > 0);
+            out.put(prefix + b.selfId, b.online && (http ? upOverHttp(b, now) : b.open.get() > 0));
         }
         if (out.isEmpty()) {
             out.put(prefix.substring(0, prefix.length() - 1), false);

@@ -252,6 +252,7 @@ public final class OneBotAdapter implements Adapter {
                 if (beat > 0) {
                     c.beat(beat);
                 }
+                status(event, bot, c);
                 dispatch(event, null);
             }
         }
@@ -269,6 +270,35 @@ public final class OneBotAdapter implements Adapter {
                 forward.disconnected(c);
             }
             c.closed();
+        }
+    }
+
+    /**
+     * What a meta event says of the bots' state: v11's heartbeat {@code status.online}, v12's
+     * {@code status_update} with each bot's {@code online}.
+     */
+    private void status(Event event, Bots.@Nullable Bot bot, @Nullable WsConnection c) {
+        if (!(event instanceof dev.pulsebus.event.MetaEvent m) || !(m.fields().get("status") instanceof Map<?, ?> s)) {
+            return;
+        }
+        if (m.detailType().equals("heartbeat") && bot != null && s.get("online") instanceof Boolean online) {
+            bots.online(bot, online);
+        } else if (m.detailType().equals("status_update") && s.get("bots") instanceof java.util.List<?> list) {
+            for (Object o : list) {
+                if (o instanceof Map<?, ?> entry && entry.get("self") instanceof Map<?, ?> self
+                        && self.get("user_id") instanceof String id && entry.get("online") instanceof Boolean online) {
+                    Bots.Bot b = bots.bot(id);
+                    if (b != null) {
+                        if (self.get("platform") instanceof String platform) {
+                            b.platform = platform;
+                        }
+                        if (c != null) {
+                            bind(c, b); // a v12 connection serves the bots it reports
+                        }
+                        bots.online(b, online);
+                    }
+                }
+            }
         }
     }
 
@@ -331,6 +361,7 @@ public final class OneBotAdapter implements Adapter {
         if (bot != null && beat > 0) {
             bots.beat(bot, beat);
         }
+        status(event, bot, null);
         if (bot != null && http != null && bot.link != http) {
             bot.link = http;
         }

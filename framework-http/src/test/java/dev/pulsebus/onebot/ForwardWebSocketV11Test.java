@@ -87,6 +87,12 @@ class ForwardWebSocketV11Test {
         }
         assertThat(sent.get(2).get(10, TimeUnit.SECONDS)).isEqualTo("103");
         assertThat(ws.handshakes.get()).isEqualTo(2);
+        String metrics = server.get("/metrics");
+        assertThat(metrics).containsPattern("pulsebus_onebot_reconnects_total\\{version=\"11\"\\} [1-9]");
+        assertThat(metrics).contains(
+                "pulsebus_onebot_actions_total{action=\"send_group_msg\",outcome=\"ok\",version=\"11\"} 3.0");
+        assertThat(metrics).contains("pulsebus_onebot_action_duration_seconds_count{version=\"11\"} 3");
+        assertThat(metrics).contains("pulsebus_onebot_actions_total{action=\"other\",outcome=\"ok\",version=\"11\"}");
     }
 
     @Test

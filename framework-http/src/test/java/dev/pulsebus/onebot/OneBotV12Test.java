@@ -76,7 +76,12 @@ class OneBotV12Test {
         ChatRef chat = ChatRef.group("onebot12", "12345");
         assertThat(Await.until(WAIT, () -> server.history(chat).stream()
                 .anyMatch(r -> r.outbound() && r.messageId().equals("101")))).isTrue();
-        assertThat(server.get("/health")).contains("\"onebot12:123234\":\"UP\"");
+        assertThat(server.get("/health")).contains("\"onebot12:123234\":\"UP\"")
+                .contains("\"onebot12:1234567\":\"UP\"").contains("\"onebot12:2345678\":\"UP\"");
+        c.send(Fixtures.V12_STATUS_UPDATE.replace("b6e65187-5ac0-489c-b431-53078e9d2bbb", "status-2")
+                .replace("\"online\": true\n", "\"online\": false\n"));
+        assertThat(Await.until(WAIT, () -> server.get("/health").contains("\"onebot12:2345678\":\"DOWN\""))).isTrue();
+        assertThat(server.get("/health")).contains("\"status\":\"DEGRADED\"").contains("\"onebot12:123234\":\"UP\"");
     }
 
     @Test
@@ -89,6 +94,30 @@ class OneBotV12Test {
         assertThat(action.action()).isEqualTo("send_message");
         assertThat(action.params().path("message").get(1).path("data").path("text").asText()).isEqualTo("fwd");
         assertThat(ws.authorizations).containsExactly("Bearer t");
+    }
+
+    @Test
+    void withAnApiUrlTheWebhooksRepliesGoToTheHttpApiNamingTheBot() throws Exception {
+        java.net.URI api = fake.serveHttpApi();
+        start("mode = \"http\"\nurl = \"" + api + "\"\naccess_token = \"t\"\n");
+        HttpResponse<String> res = fake.post(server.http("/onebot/v12/http"),
+                Fixtures.v12Group("id-5", "123234", "9000", "/echo api"), "", "Authorization", "Bearer t");
+        assertThat(res.statusCode()).isEqualTo(204);
+        FakeOneBot.Received action = fake.next();
+        assertThat(action.on()).isEqualTo("http");
+        assertThat(action.action()).isEqualTo("send_message");
+        assertThat(action.authorization()).isEqualTo("Bearer t");
+        assertThat(action.frame().path("self").path("platform").asText()).isEqualTo("qq");
+        assertThat(action.frame().has("echo")).isFalse();
+        ChatRef chat = ChatRef.group("onebot12", "12345");
+        assertThat(Await.until(WAIT, () -> server.history(chat).stream()
+                .anyMatch(r -> r.outbound() && r.messageId().equals("101")))).isTrue();
+        OneBotActionException failed = ReverseWebSocketV11Test.failure(server.adapter().actions("123234")
+                .setGroupKick("1", "2", false).toCompletableFuture());
+        assertThat(failed.kind()).isEqualTo(OneBotActionException.Kind.REFUSED);
+        assertThat(server.adapter().actions("123234").getLoginInfo().toCompletableFuture()
+                .get(10, java.util.concurrent.TimeUnit.SECONDS).path("user_id").asText()).isEqualTo("10001000");
+        assertThat(fake.next().action()).isEqualTo("get_self_info");
     }
 
     @Test
