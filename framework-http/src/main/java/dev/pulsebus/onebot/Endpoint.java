@@ -127,13 +127,18 @@ final class Endpoint {
         }
         WsConnection c = adapter.connection(ch, role, req.headers().get("X-Self-ID", "").trim());
         adapter.opened(c); // before the 101 leaves: the bot can be called as soon as the implementation sees it
-        handshaker.handshake(ch, req).addListener((ChannelFutureListener) f -> {
-            if (!f.isSuccess()) {
-                f.channel().close();
-            }
-        });
-        p.addLast("onebot", new FrameHandler(c, adapter.sink, adapter.metrics, adapter.settings.maxFrameBytes()));
-        p.remove(ctx.handler());
+        try {
+            handshaker.handshake(ch, req).addListener((ChannelFutureListener) f -> {
+                if (!f.isSuccess()) {
+                    f.channel().close();
+                }
+            });
+            p.addLast("onebot", new FrameHandler(c, adapter.sink, adapter.metrics, adapter.settings.maxFrameBytes()));
+            p.remove(ctx.handler());
+        } catch (RuntimeException e) {
+            adapter.sink.closed(c);
+            ch.close();
+        }
     }
 
     private boolean authorized(FullHttpRequest req) {
