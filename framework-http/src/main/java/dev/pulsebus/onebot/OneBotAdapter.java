@@ -3,7 +3,9 @@ package dev.pulsebus.onebot;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulsebus.event.Event;
+import dev.pulsebus.event.GroupMessage;
 import dev.pulsebus.event.MessageEvent;
+import dev.pulsebus.event.RequestEvent;
 import dev.pulsebus.pipeline.Adapter;
 import dev.pulsebus.pipeline.Inbound;
 import dev.pulsebus.pipeline.OutboundMessage;
@@ -13,6 +15,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpRequest;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -170,6 +173,16 @@ public final class OneBotAdapter implements Adapter {
 
     CompletableFuture<JsonNode> call(String selfId, String action, ObjectNode params) {
         int index = OneBotMetrics.actionIndex(action);
+        if (settings.mode() == Mode.HTTP && http == null) {
+            QuickAnswer q = quickFor(selfId, action, params);
+            if (q != null && q.operation(action, params)) {
+                metrics.action(index, OneBotMetrics.Outcome.OK, 0);
+                return CompletableFuture.completedFuture(com.fasterxml.jackson.databind.node.NullNode.getInstance());
+            }
+            metrics.action(index, OneBotMetrics.Outcome.REFUSED, 0);
+            return CompletableFuture.failedFuture(OneBotActionException.refused(action, "no HTTP API url is set "
+                    + "(adapters." + protocol.platform + ".url), and it is no quick operation of an event being handled"));
+        }
         Bots.Bot bot = bots.find(selfId);
         Link link = forward != null ? forward : http != null ? http : bot == null ? null : bot.link;
         if (link == null) {
@@ -365,18 +378,51 @@ public final class OneBotAdapter implements Adapter {
         if (bot != null && http != null && bot.link != http) {
             bot.link = http;
         }
-        if (http == null && event instanceof MessageEvent m) {
-            String key = QuickAnswer.key(m.self().userId(), m.messageId());
+        if (http == null && (event instanceof MessageEvent || event instanceof RequestEvent)) {
             QuickAnswer q = new QuickAnswer(protocol.version);
-            answers.put(key, q);
+            String self = event.self().userId();
+            List<String> keys = quickKeys(event);
+            for (String key : keys) {
+                answers.put(QuickAnswer.key(self, key), q);
+            }
             dispatch(event, () -> {
-                answers.remove(key, q);
+                for (String key : keys) {
+                    answers.remove(QuickAnswer.key(self, key), q);
+                }
                 answer.accept(q.close());
             });
         } else {
             dispatch(event, () -> answer.accept(null));
         }
         return Posted.TAKEN;
+    }
+
+    /**
+     * How the actions that v11 can answer as quick operations find the event being handled: a message by
+     * its id (a reply, {@code delete_msg}) and, in a group, by group and sender ({@code set_group_kick},
+     * {@code set_group_ban}); a request by its {@code flag}.
+     */
+    private static List<String> quickKeys(Event event) {
+        if (event instanceof GroupMessage g) {
+            return List.of(g.messageId(), "g:" + g.groupId() + ":" + g.userId());
+        }
+        if (event instanceof MessageEvent m) {
+            return List.of(m.messageId());
+        }
+        return event instanceof RequestEvent r && r.fields().get("flag") instanceof String flag
+                ? List.of("flag:" + flag) : List.of();
+    }
+
+    /** The event being handled that {@code action} would answer as a quick operation, or null. */
+    private @Nullable QuickAnswer quickFor(String selfId, String action, ObjectNode params) {
+        String key = switch (action) {
+            case "delete_msg" -> JsonValues.id(params, "message_id");
+            case "set_group_kick", "set_group_ban" -> "g:" + JsonValues.id(params, "group_id") + ":"
+                    + JsonValues.id(params, "user_id");
+            case "set_friend_add_request", "set_group_add_request" -> "flag:" + JsonValues.id(params, "flag");
+            default -> null;
+        };
+        return key == null ? null : answers.get(QuickAnswer.key(selfId, key));
     }
 
     /** What became of a posted body. */

@@ -8,24 +8,28 @@ import dev.pulsebus.pipeline.OutboundMessage;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The answer to an event posted over HTTP when there is no HTTP API to send actions to: the replies made
- * while the event is handled. v11 takes one, as the quick operation {@code {"reply": ..., "at_sender":
- * false}}; v12 takes the list of actions its webhook runs. Closed once the answer is written; a reply after
- * that is refused. Thread-safe.
+ * The answer to an event posted over HTTP when there is no HTTP API to send actions to: what the bot did
+ * while the event was handled. v11 takes its quick operations (event/message.md, event/request.md): one
+ * {@code reply} (without an @ of the sender), and for a group message {@code delete}, {@code kick} and
+ * {@code ban} of its sender, for a request {@code approve} with its {@code remark} or {@code reason}; v12
+ * takes the list of actions its webhook runs (the replies). Closed once the answer is written; what comes
+ * after is refused. Thread-safe.
  */
 final class QuickAnswer {
 
     private final int version;
     private @Nullable ObjectNode v11;
     private @Nullable ArrayNode v12;
+    private boolean replied;
     private boolean closed;
 
     QuickAnswer(int version) {
         this.version = version;
     }
 
-    static String key(String selfId, String messageId) {
-        return selfId + '\u0000' + messageId;
+    /** The key of the event {@code id} (a message id, or {@code flag:}, {@code g:<group>:<user>}) of bot {@code selfId}. */
+    static String key(String selfId, String id) {
+        return selfId + '\u0000' + id;
     }
 
     /** Takes {@code action} (which sends {@code message}) into the answer; false when it cannot. */
@@ -34,14 +38,14 @@ final class QuickAnswer {
             return false;
         }
         if (version == 11) {
-            if (v11 != null) {
+            if (replied) {
                 return false; // one quick reply per event
             }
-            ObjectNode body = JsonNodeFactory.instance.objectNode();
+            replied = true;
+            ObjectNode body = v11();
             body.set("reply", V11Segments.write(message.message(), message.replyTo()));
             body.put("auto_escape", false);
             body.put("at_sender", false);
-            v11 = body;
             return true;
         }
         if (v12 == null) {
@@ -49,6 +53,51 @@ final class QuickAnswer {
         }
         v12.addObject().put("action", action.name()).set("params", action.params());
         return true;
+    }
+
+    /** Takes a v11 action as its quick operation; false when it has none (or the answer is written). */
+    synchronized boolean operation(String action, JsonNode params) {
+        if (closed || version != 11) {
+            return false;
+        }
+        switch (action) {
+            case "delete_msg" -> v11().put("delete", true);
+            case "set_group_kick" -> {
+                if (params.path("reject_add_request").asBoolean(false)) {
+                    return false; // the quick kick leaves later requests open
+                }
+                v11().put("kick", true);
+            }
+            case "set_group_ban" -> {
+                long seconds = params.path("duration").asLong(30 * 60);
+                if (seconds <= 0) {
+                    return false; // lifting a ban is no quick operation
+                }
+                v11().put("ban", true).put("ban_duration", seconds);
+            }
+            case "set_friend_add_request", "set_group_add_request" -> {
+                boolean approve = params.path("approve").asBoolean(true);
+                ObjectNode body = v11().put("approve", approve);
+                String remark = params.path("remark").asText("");
+                String reason = params.path("reason").asText("");
+                if (approve && !remark.isEmpty()) {
+                    body.put("remark", remark);
+                } else if (!approve && !reason.isEmpty()) {
+                    body.put("reason", reason);
+                }
+            }
+            default -> {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private ObjectNode v11() {
+        if (v11 == null) {
+            v11 = JsonNodeFactory.instance.objectNode();
+        }
+        return v11;
     }
 
     /** Closes it; the body to answer with, or null for none (204). */

@@ -3,6 +3,8 @@ package dev.pulsebus.onebot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pulsebus.event.ChatRef;
+import dev.pulsebus.event.GroupMessage;
+import dev.pulsebus.event.RequestEvent;
 import dev.pulsebus.testing.Await;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
@@ -65,6 +67,26 @@ class HttpV11Test {
         HttpResponse<String> none = fake.post(server.http("/onebot/v11/http"),
                 Fixtures.v11Group(10001000, 8, 123456, "no command here"), "k3y");
         assertThat(none.statusCode()).isEqualTo(204);
+    }
+
+    @Test
+    void actionsOnTheEventBeingHandledBecomeItsQuickOperations() throws Exception {
+        start("");
+        OneBotActions actions = server.adapter().actions("10001000");
+        server.server.bus().subscribe(GroupMessage.class, e -> {
+            actions.deleteMessage(e.messageId());
+            actions.setGroupBan(e.groupId(), e.userId(), Duration.ofMinutes(10));
+        });
+        server.server.bus().subscribe(RequestEvent.class, e -> actions.setFriendAddRequest(
+                (String) e.fields().get("flag"), true, "from PulseBus"));
+        HttpResponse<String> message = fake.post(server.http("/onebot/v11/http"),
+                Fixtures.v11Group(10001000, 11, 123456, "spam"), "k3y");
+        assertThat(message.statusCode()).isEqualTo(200);
+        assertThat(message.body()).isEqualTo("{\"delete\":true,\"ban\":true,\"ban_duration\":600}");
+        HttpResponse<String> request = fake.post(server.http("/onebot/v11/http"), Fixtures.V11_REQUESTS[0][2], "k3y");
+        assertThat(request.body()).isEqualTo("{\"approve\":true,\"remark\":\"from PulseBus\"}");
+        OneBotActionException late = ReverseWebSocketV11Test.failure(actions.deleteMessage("11").toCompletableFuture());
+        assertThat(late.kind()).isEqualTo(OneBotActionException.Kind.REFUSED);
     }
 
     @Test
