@@ -107,7 +107,7 @@ class HttpV11Test {
     @Test
     void heartbeatsThatStopMarkTheBotDown() throws Exception {
         start("");
-        fake.post(server.http("/onebot/v11/http"), Fixtures.v11Heartbeat(10001000, 1, 100), "k3y");
+        fake.post(server.http("/onebot/v11/http"), Fixtures.v11Heartbeat(10001000, 1, 1000), "k3y");
         assertThat(server.get("/health")).contains("\"onebot11:10001000\":\"UP\"");
         assertThat(Await.until(WAIT, () -> server.get("/health").contains("\"onebot11:10001000\":\"DOWN\""))).isTrue();
         assertThat(server.get("/health")).contains("\"status\":\"DEGRADED\"");

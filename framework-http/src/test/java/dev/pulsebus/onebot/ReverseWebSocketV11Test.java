@@ -214,7 +214,7 @@ class ReverseWebSocketV11Test {
 
     @Test
     void anActionFailsWithItsRetcodeOrAfterTheTimeout() throws Exception {
-        start("action_timeout_ms = 300\n");
+        start("action_timeout_ms = 2000\n"); // room for the first call on a loaded machine
         bot(10001000, "Universal", "/onebot/v11/ws");
         OneBotActions actions = server.adapter().actions("10001000");
         assertThat(actions.getLoginInfo().toCompletableFuture().get(10, TimeUnit.SECONDS).path("nickname").asText())
@@ -231,7 +231,7 @@ class ReverseWebSocketV11Test {
         fake.answer = request -> null;
         OneBotActionException timeout = failure(actions.getGroupMemberList("123456").toCompletableFuture());
         assertThat(timeout.kind()).isEqualTo(OneBotActionException.Kind.TIMEOUT);
-        assertThat(timeout.getMessage()).contains("get_group_member_list").contains("300 ms");
+        assertThat(timeout.getMessage()).contains("get_group_member_list").contains("2000 ms");
         assertThat(server.adapter().metrics.actions("get_group_member_list", OneBotMetrics.Outcome.TIMEOUT))
                 .isEqualTo(1);
     }
@@ -258,7 +258,7 @@ class ReverseWebSocketV11Test {
         assertThat(server.get("/health")).contains("\"onebot11\":\"DOWN\"").contains("\"DEGRADED\"");
         FakeOneBot.Client c = bot(10001000, "Universal", "/onebot/v11/ws");
         c.send(Fixtures.V11_LIFECYCLE);
-        c.send(Fixtures.v11Heartbeat(10001000, 1, 200));
+        c.send(Fixtures.v11Heartbeat(10001000, 1, 1000)); // closed 2 s after: time to see it UP first
         assertThat(Await.until(WAIT, () -> server.get("/health").contains("\"onebot11:10001000\":\"UP\""))).isTrue();
         assertThat(server.get("/health")).contains("\"status\":\"UP\"");
         assertThat(c.closed.get(10, TimeUnit.SECONDS)).as("closed after twice the interval without a heartbeat")
