@@ -14,13 +14,11 @@ import dev.pulsebus.event.Segment;
 import dev.pulsebus.event.Self;
 import dev.pulsebus.internal.Json;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -49,7 +47,8 @@ final class V11Decoder {
     private String flag = "";
     private long time;
     private @Nullable Message message;
-    private final Map<String, Object> rest = new LinkedHashMap<>();
+    /** A HashMap: the record copies it into an immutable map, whose order is its own anyway. */
+    private final Map<String, Object> rest = new HashMap<>(32);
 
     private V11Decoder() {
     }
@@ -61,7 +60,7 @@ final class V11Decoder {
      */
     static @Nullable Object decode(ByteBuf frame, String selfHint, String platform, OneBotMetrics metrics) {
         V11Decoder d = new V11Decoder();
-        try (JsonParser p = JSON.createParser((InputStream) new ByteBufInputStream(frame.duplicate()))) {
+        try (JsonParser p = parser(frame)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 return Protocol.NOT_JSON;
             }
@@ -76,6 +75,25 @@ final class V11Decoder {
             return Protocol.RESPONSE;
         }
         return d.event(selfHint, platform, metrics, frame);
+    }
+
+    /** Per I/O thread: a direct frame's bytes are copied here for the parser (a heap one is read in place). */
+    private static final ThreadLocal<byte[]> SCRATCH = ThreadLocal.withInitial(() -> new byte[8192]);
+
+    private static JsonParser parser(ByteBuf frame) throws IOException {
+        int n = frame.readableBytes();
+        if (frame.hasArray()) {
+            return JSON.createParser(frame.array(), frame.arrayOffset() + frame.readerIndex(), n);
+        }
+        byte[] scratch = SCRATCH.get();
+        if (scratch.length < n) {
+            scratch = new byte[Math.max(n, scratch.length * 2)];
+            if (scratch.length <= 1024 * 1024) {
+                SCRATCH.set(scratch); // kept up to 1 MiB per thread; larger frames get one of their own
+            }
+        }
+        frame.getBytes(frame.readerIndex(), scratch, 0, n);
+        return JSON.createParser(scratch, 0, n);
     }
 
     private void readFields(JsonParser p) throws IOException {
@@ -148,7 +166,7 @@ final class V11Decoder {
     }
 
     private Map<String, Object> object(JsonParser p, String path) throws IOException {
-        Map<String, Object> map = new LinkedHashMap<>();
+        Map<String, Object> map = new HashMap<>();
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String key = p.currentName();
             JsonToken v = p.nextToken();
