@@ -33,7 +33,23 @@ final class WsConnection extends Link {
 
     static final int MAX_IN_FLIGHT = 4096;
 
-    private record Pending(String action, CompletableFuture<JsonNode> result, ScheduledFuture<?> timer) {
+    /** An action waiting for its response; its timer is set once it is in the table (so it cannot fire before). */
+    private static final class Pending {
+        final String action;
+        final CompletableFuture<JsonNode> result;
+        volatile @Nullable ScheduledFuture<?> timer;
+
+        Pending(String action, CompletableFuture<JsonNode> result) {
+            this.action = action;
+            this.result = result;
+        }
+
+        void cancel() {
+            ScheduledFuture<?> t = timer;
+            if (t != null) {
+                t.cancel(false);
+            }
+        }
     }
 
     final Channel channel;
@@ -83,8 +99,9 @@ final class WsConnection extends Link {
             result.completeExceptionally(e);
             return result;
         }
-        ScheduledFuture<?> timer = channel.eventLoop().schedule(() -> timedOut(echo), timeoutMs, TimeUnit.MILLISECONDS);
-        pending.put(echo, new Pending(action, result, timer));
+        Pending p = new Pending(action, result);
+        pending.put(echo, p);
+        p.timer = channel.eventLoop().schedule(() -> timedOut(echo), timeoutMs, TimeUnit.MILLISECONDS);
         metrics.frame(OneBotMetrics.Kind.ACTION);
         channel.writeAndFlush(new TextWebSocketFrame(Unpooled.wrappedBuffer(frame))).addListener(f -> {
             if (!f.isSuccess()) {
@@ -102,7 +119,7 @@ final class WsConnection extends Link {
                     + "(timed out already, or not ours)");
             return;
         }
-        p.timer.cancel(false);
+        p.cancel();
         completions.execute(() -> Link.complete(p.action, frame, p.result));
     }
 
@@ -118,7 +135,7 @@ final class WsConnection extends Link {
     private void fail(String echo, OneBotActionException e) {
         Pending p = pending.remove(echo);
         if (p != null) {
-            p.timer.cancel(false);
+            p.cancel();
             completions.execute(() -> p.result.completeExceptionally(e));
         }
     }
