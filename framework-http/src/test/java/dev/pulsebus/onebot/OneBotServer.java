@@ -3,6 +3,7 @@ package dev.pulsebus.onebot;
 import dev.pulsebus.event.ChatRef;
 import dev.pulsebus.server.PulseBusServer;
 import dev.pulsebus.server.ServerConfig;
+import dev.pulsebus.testing.Await;
 import dev.pulsebus.transcript.TranscriptRecord;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -52,6 +53,12 @@ final class OneBotServer implements AutoCloseable {
 
     List<TranscriptRecord> history(ChatRef chat) throws Exception {
         return server.pipeline().history(chat, 100, Long.MAX_VALUE);
+    }
+
+    /** Whether the bot's message {@code messageId} (the platform's id) is recorded in {@code chat}, waiting up to 10 s. */
+    boolean sent(ChatRef chat, String messageId) throws Exception {
+        return Await.until(Duration.ofSeconds(10), () -> history(chat).stream()
+                .anyMatch(r -> r.outbound() && r.messageId().equals(messageId)));
     }
 
     @Override

@@ -74,8 +74,7 @@ class OneBotV12Test {
                 "[{\"type\":\"reply\",\"data\":{\"message_id\":\"6284\"}},{\"type\":\"text\",\"data\":{\"text\":\"v12\"}}]");
         assertThat(action.frame().path("self").toString()).isEqualTo("{\"platform\":\"qq\",\"user_id\":\"123234\"}");
         ChatRef chat = ChatRef.group("onebot12", "12345");
-        assertThat(Await.until(WAIT, () -> server.history(chat).stream()
-                .anyMatch(r -> r.outbound() && r.messageId().equals("101")))).isTrue();
+        assertThat(server.sent(chat, "101")).isTrue();
         assertThat(server.get("/health")).contains("\"onebot12:123234\":\"UP\"")
                 .contains("\"onebot12:1234567\":\"UP\"").contains("\"onebot12:2345678\":\"UP\"");
         c.send(Fixtures.V12_STATUS_UPDATE.replace("b6e65187-5ac0-489c-b431-53078e9d2bbb", "status-2")
@@ -110,8 +109,7 @@ class OneBotV12Test {
         assertThat(action.frame().path("self").path("platform").asText()).isEqualTo("qq");
         assertThat(action.frame().has("echo")).isFalse();
         ChatRef chat = ChatRef.group("onebot12", "12345");
-        assertThat(Await.until(WAIT, () -> server.history(chat).stream()
-                .anyMatch(r -> r.outbound() && r.messageId().equals("101")))).isTrue();
+        assertThat(server.sent(chat, "101")).isTrue();
         OneBotActionException failed = ReverseWebSocketV11Test.failure(server.adapter().actions("123234")
                 .setGroupKick("1", "2", false).toCompletableFuture());
         assertThat(failed.kind()).isEqualTo(OneBotActionException.Kind.REFUSED);
