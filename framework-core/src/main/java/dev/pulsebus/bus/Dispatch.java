@@ -14,7 +14,7 @@ final class Dispatch {
     /** Non-null only when every subscriber is plain: {@code handlers[i]} belongs to {@code subscribers[i]}. */
     final EventHandler<Object>[] handlers;
 
-    @SuppressWarnings("unchecked")
+    @SuppressWarnings({"rawtypes", "unchecked"}) // a generic array: every handler takes Object here
     Dispatch(Subscriber[] subscribers, BusMetrics.TypeMeters meters) {
         this.subscribers = subscribers;
         this.meters = meters;

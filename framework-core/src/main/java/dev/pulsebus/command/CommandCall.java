@@ -1,6 +1,7 @@
 package dev.pulsebus.command;
 
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 
 /**
  * One call of a command: who sent it, its arguments, and the way to answer.
@@ -44,8 +45,8 @@ public interface CommandCall {
     /** The raw text after the command (and sub-command), leading whitespace removed; quotes kept. */
     String rest();
 
-    /** Answers in the chat the message came from. */
-    default void reply(String text) {
-        source().reply(text);
+    /** Answers in the chat the message came from; completes with the platform's message id. */
+    default CompletionStage<String> reply(String text) {
+        return source().reply(text);
     }
 }

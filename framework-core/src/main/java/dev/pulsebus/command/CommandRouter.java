@@ -3,6 +3,7 @@ package dev.pulsebus.command;
 import dev.pulsebus.internal.Require;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -60,9 +61,15 @@ public interface CommandRouter {
         return false;
     }
 
-    /** A registered command; {@link #unregister()} removes it and its meters. */
-    interface Registration {
+    /** A registered command; {@link #unregister()} removes it and its meters (idempotent), and so does {@link #close()}. */
+    interface Registration extends AutoCloseable {
         void unregister();
+
+        /** The same as {@link #unregister()}. */
+        @Override
+        default void close() {
+            unregister();
+        }
     }
 
     /** Settings of a {@link CommandRouter}. Not thread-safe; build once. */
@@ -71,7 +78,7 @@ public interface CommandRouter {
         boolean requireMention;
         boolean caseInsensitive;
         boolean spaceAfterPrefix;
-        Clock clock = Clock.systemDefaultZone();
+        Clock clock = Clock.system(ZoneId.systemDefault()); // calendar quotas roll over at local midnight
         int tableCapacity = 4096;
         MeterRegistry meterRegistry;
         QuotaStore quotaStore = QuotaStore.none();

@@ -1,6 +1,7 @@
 package dev.pulsebus.command;
 
 import java.util.Locale;
+import java.util.concurrent.CompletionStage;
 
 /**
  * What the command router needs of an incoming message. The message pipeline adapts its events to this;
@@ -35,6 +36,10 @@ public interface CommandSource {
         return Locale.ENGLISH;
     }
 
-    /** Sends {@code text} back to the chat the message came from. */
-    void reply(String text);
+    /**
+     * Sends {@code text} back to the chat the message came from, as {@link
+     * dev.pulsebus.event.MessageEvent#reply(String)} does. The stage completes with the platform's message
+     * id, or fails with the reason; it must not throw.
+     */
+    CompletionStage<String> reply(String text);
 }

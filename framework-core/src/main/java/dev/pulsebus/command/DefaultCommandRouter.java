@@ -45,6 +45,7 @@ final class DefaultCommandRouter implements CommandRouter {
     private volatile Snapshot snapshot;
 
     /** What routing reads: names (and aliases) of top-level commands, and the pattern commands. */
+    @SuppressWarnings("ArrayRecordComponent") // read on every message: an array, never compared or exposed
     private record Snapshot(NameTable<Entry> names, Entry[] patterns, List<Entry> commands) {
     }
 
@@ -319,6 +320,7 @@ final class DefaultCommandRouter implements CommandRouter {
     }
 
     /** Registers the meters of {@code e} and its sub-commands; returns them for removal. */
+    @SuppressWarnings("EnumOrdinal") // counters indexed by outcome, as Entry.count writes them
     private List<Meter> bind(Entry e) {
         List<Meter> bound = new ArrayList<>();
         if (registry == null) {

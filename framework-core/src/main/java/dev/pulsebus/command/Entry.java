@@ -53,6 +53,7 @@ final class Entry {
         this.failures = new FailureLog(LoggerFactory.getLogger(CommandRouter.class), "Command '" + path + "'");
     }
 
+    @SuppressWarnings("EnumOrdinal") // an array indexed by outcome: no map lookup per call
     void count(Outcome outcome) {
         outcomes[outcome.ordinal()].increment();
     }

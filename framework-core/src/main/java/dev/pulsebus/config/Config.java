@@ -55,8 +55,9 @@ public final class Config implements AutoCloseable {
         this.fileValues = file == null ? Map.of() : TomlFiles.read(file, b.optional);
         this.runtime = new RuntimeFile(file, b.flushDelay);
         this.snapshot = merge();
-        this.watcher = b.watch && file != null
-                ? ConfigWatcher.start(file, runtime.path(), () -> closed, this::reload) : null;
+        Path runtimePath = runtime.path(); // null exactly when file is
+        this.watcher = b.watch && file != null && runtimePath != null
+                ? ConfigWatcher.start(file, runtimePath, () -> closed, this::reload) : null;
     }
 
     /** A configuration read from {@code file} ({@code null}: defaults and the environment only). */
@@ -268,7 +269,11 @@ public final class Config implements AutoCloseable {
             return this;
         }
 
-        /** @throws ConfigException when the file does not parse (naming the line) or is missing and required */
+        /**
+         * Reads the file and builds the configuration.
+         *
+         * @throws ConfigException when the file does not parse (naming the line) or is missing and required
+         */
         public Config build() {
             return new Config(this);
         }

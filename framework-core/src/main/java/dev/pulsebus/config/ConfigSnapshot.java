@@ -10,8 +10,7 @@ import java.util.TreeMap;
  * {@code modules.weather.city}) to values (String, Long, Double, Boolean). Getters never allocate for
  * values of the right type and return the default when a key is absent. An environment override is the
  * text it was given ({@code 0123} stays {@code 0123} for {@link #getString}); a typed getter parses it.
- *
- * @throws ConfigException from a getter when the value is there but of another type
+ * A getter throws {@link ConfigException} when the value is there but of another type.
  */
 public final class ConfigSnapshot {
 

@@ -140,6 +140,7 @@ final class TomlFiles {
         }
     }
 
+    @SuppressWarnings("StringSplitter") // keys are checked before: no empty parts to lose
     private static void put(ObjectNode root, String dotted, Object value) {
         String[] parts = dotted.split("\\.");
         ObjectNode node = root;

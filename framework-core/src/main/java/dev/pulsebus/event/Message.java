@@ -33,7 +33,7 @@ public record Message(List<Segment> segments) {
     /** Whether a segment mentions {@code userId} (or everyone). */
     public boolean mentions(String userId) {
         for (Segment s : segments) {
-            if (s instanceof Segment.MentionAll || s instanceof Segment.Mention m && m.userId().equals(userId)) {
+            if (s instanceof Segment.MentionAll || (s instanceof Segment.Mention m && m.userId().equals(userId))) {
                 return true;
             }
         }

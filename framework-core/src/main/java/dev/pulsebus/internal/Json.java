@@ -1,9 +1,11 @@
 package dev.pulsebus.internal;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.type.TypeFactory;
 import com.fasterxml.jackson.databind.util.LRUMap;
+import com.fasterxml.jackson.databind.util.LookupCache;
 
 /**
  * The Jackson mapper of PulseBus (thread-safe once configured), and mappers like it for modules' classes.
@@ -23,7 +25,7 @@ public final class Json {
      */
     public static ObjectMapper isolated() {
         // The type factory too: every mapper shares Jackson's default one, whose cache keeps classes.
-        return mapper(TypeFactory.defaultInstance().withCache(new LRUMap<>(16, 200)));
+        return mapper(TypeFactory.defaultInstance().withCache((LookupCache<Object, JavaType>) new LRUMap<Object, JavaType>(16, 200)));
     }
 
     private static ObjectMapper mapper(TypeFactory types) {

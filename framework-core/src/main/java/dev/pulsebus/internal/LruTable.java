@@ -3,6 +3,7 @@ package dev.pulsebus.internal;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A bounded map from string keys to state: at most {@code capacity} keys, and when a new key would
@@ -35,7 +36,7 @@ public final class LruTable<S> {
     }
 
     /** The state of {@code key}, marked as just used; {@code null} if absent. Hold the monitor. */
-    public S get(String key) {
+    public @Nullable S get(String key) {
         return map.get(key);
     }
 

@@ -3,8 +3,7 @@
  * pools, bounded LRU tables, rate-limited failure logging, writer threads and argument checks. Not an
  * API: a bot module must not import it, and {@code ArchitectureTest} fails if an example does.
  *
- * <p>It may import the JDK, SLF4J and Jackson; of PulseBus only {@code dev.pulsebus.kv} (for
- * {@code KvJson}), a circle the architecture test names so that no other one forms.
+ * <p>It may import the JDK, SLF4J and Jackson, and nothing of PulseBus.
  */
 @org.jspecify.annotations.NullMarked
 package dev.pulsebus.internal;

@@ -1,8 +1,9 @@
 package dev.pulsebus.kv;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pulsebus.internal.Json;
-import dev.pulsebus.internal.KvJson;
 import dev.pulsebus.internal.WriterThread;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -103,12 +104,41 @@ public interface Kv {
 
     /** The value of {@code key} read from JSON as {@code type}, or null when absent. */
     default <T> @Nullable T getJson(String key, Class<T> type) {
-        return KvJson.get(this, Json.MAPPER, key, type);
+        return getJson(key, type, Json.MAPPER);
     }
 
     /** Sets {@code key} to {@code value} written as JSON, expiring after {@code ttl} (null: never). */
     default void setJson(String key, Object value, @Nullable Duration ttl) {
-        KvJson.set(this, Json.MAPPER, key, value, ttl);
+        setJson(key, value, ttl, Json.MAPPER);
+    }
+
+    /**
+     * The value of {@code key} read from JSON as {@code type} by {@code mapper}, or null when absent.
+     *
+     * @throws KvException when the value is not JSON of {@code type}
+     */
+    default <T> @Nullable T getJson(String key, Class<T> type, ObjectMapper mapper) {
+        byte[] bytes = getBytes(key);
+        if (bytes == null) {
+            return null;
+        }
+        try {
+            return mapper.readValue(bytes, type);
+        } catch (IOException e) {
+            throw new KvException("value of '" + key + "' in " + namespace() + " is not JSON of "
+                    + type.getSimpleName() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Sets {@code key} to {@code value} written as JSON by {@code mapper}, expiring after {@code ttl} (null: never). */
+    default void setJson(String key, Object value, @Nullable Duration ttl, ObjectMapper mapper) {
+        byte[] bytes;
+        try {
+            bytes = mapper.writeValueAsBytes(value);
+        } catch (IOException e) {
+            throw new KvException("cannot write " + value.getClass().getSimpleName() + " as JSON: " + e.getMessage(), e);
+        }
+        setBytes(key, bytes, ttl);
     }
 
     /**
@@ -134,7 +164,7 @@ public interface Kv {
             Throwable cause = e.getCause();
             if (cause instanceof KvException kv) {
                 // A fresh exception: the caller's stack, the writer's as cause.
-                throw new KvException(kv.getMessage(), kv);
+                throw new KvException(String.valueOf(kv.getMessage()), kv);
             }
             throw new KvException("KV call failed: " + cause, cause);
         }

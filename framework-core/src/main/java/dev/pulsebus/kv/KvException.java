@@ -1,5 +1,7 @@
 package dev.pulsebus.kv;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A KV call that could not be done: bad input (a key too long, a value too large, text that is not
  * valid UTF-8), a closed store, a full write queue, or a database that failed. The message says which;
@@ -14,7 +16,7 @@ public final class KvException extends RuntimeException {
         super(message);
     }
 
-    public KvException(String message, Throwable cause) {
+    public KvException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

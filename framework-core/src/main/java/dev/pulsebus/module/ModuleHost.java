@@ -297,6 +297,7 @@ public final class ModuleHost implements AutoCloseable {
      * @throws ModuleException when {@code name} is not loaded, another module depends on it, or the new
      *                         version failed (then the old one runs again)
      */
+    @SuppressWarnings("ReferenceEquality") // the same entry, or the same class loader: identity is meant
     public synchronized List<LoadedModule> reload(String name, Path jar) {
         Entry e = loaded.get(name);
         if (e == null) {

@@ -176,41 +176,13 @@ final class ModuleScope implements ModuleContext {
     // than method references, each of which a fresh JVM links at about half a millisecond.
 
     Subscription own(Subscription s) {
-        ownOrUndo(new Cancel(s));
+        ownOrUndo(s);
         return s;
     }
 
     CommandRouter.Registration own(CommandRouter.Registration r) {
-        ownOrUndo(new Unregister(r));
+        ownOrUndo(r);
         return r;
-    }
-
-    /** Releases a subscription. */
-    private static final class Cancel implements AutoCloseable {
-        private final Subscription subscription;
-
-        Cancel(Subscription subscription) {
-            this.subscription = subscription;
-        }
-
-        @Override
-        public void close() {
-            subscription.cancel();
-        }
-    }
-
-    /** Releases a command. */
-    private static final class Unregister implements AutoCloseable {
-        private final CommandRouter.Registration command;
-
-        Unregister(CommandRouter.Registration command) {
-            this.command = command;
-        }
-
-        @Override
-        public void close() {
-            command.unregister();
-        }
     }
 
     /**

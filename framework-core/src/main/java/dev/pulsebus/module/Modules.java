@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.ServiceLoader;
 import java.util.stream.Stream;
 
@@ -77,7 +78,7 @@ public final class Modules {
         }
         state.put(m.name(), false);
         for (String dep : m.dependencies()) {
-            visit(byName.get(dep), byName, state, order, path);
+            visit(Objects.requireNonNull(byName.get(dep), dep), byName, state, order, path); // checked present above
         }
         state.put(m.name(), true);
         order.add(m);

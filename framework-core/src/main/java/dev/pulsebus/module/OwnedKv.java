@@ -2,7 +2,6 @@ package dev.pulsebus.module;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pulsebus.internal.Json;
-import dev.pulsebus.internal.KvJson;
 import dev.pulsebus.kv.Kv;
 import dev.pulsebus.kv.KvException;
 import java.time.Duration;
@@ -103,12 +102,12 @@ final class OwnedKv implements Kv {
 
     @Override
     public <T> @Nullable T getJson(String key, Class<T> type) {
-        return KvJson.get(this, json(), key, type);
+        return getJson(key, type, json());
     }
 
     @Override
     public void setJson(String key, Object value, @Nullable Duration ttl) {
-        KvJson.set(this, json(), key, value, ttl);
+        setJson(key, value, ttl, json());
     }
 
     @Override

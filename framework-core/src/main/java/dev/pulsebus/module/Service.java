@@ -1,5 +1,7 @@
 package dev.pulsebus.module;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A handle on a service another module provides ({@code module.call}). {@link #get()} returns the
  * provider's object, a plain interface to call directly: no reflection, no serialization. Each
@@ -20,5 +22,5 @@ public interface Service<T> {
     boolean available();
 
     /** The module that provides it now, or null. */
-    String provider();
+    @Nullable String provider();
 }

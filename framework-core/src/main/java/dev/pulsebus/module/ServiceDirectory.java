@@ -151,7 +151,7 @@ final class ServiceDirectory {
         private synchronized Object rebind() {
             Provision p = directory.current(type);
             Object o = p == null ? null : p.impl;
-            if (o == null) {
+            if (p == null || o == null) {
                 throw unavailable();
             }
             if (pair != null) {

@@ -4,6 +4,7 @@ import dev.pulsebus.command.CommandSource;
 import dev.pulsebus.event.GroupMessage;
 import dev.pulsebus.event.MessageEvent;
 import java.util.Locale;
+import java.util.concurrent.CompletionStage;
 
 /** A message event as the command router reads it: text without the bot's mention, replies through the pipeline. */
 final class MessageCommandSource implements CommandSource {
@@ -46,7 +47,7 @@ final class MessageCommandSource implements CommandSource {
     }
 
     @Override
-    public void reply(String reply) {
-        pipeline.replyQuietly(event, reply);
+    public CompletionStage<String> reply(String reply) {
+        return pipeline.reply(event, reply);
     }
 }

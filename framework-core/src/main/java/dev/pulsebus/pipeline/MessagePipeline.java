@@ -181,7 +181,7 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
             }
             if (router != null) {
                 Outcome outcome = router.route(new MessageCommandSource(me, locale, this));
-                if (outcome.matched() || outcome == Outcome.UNKNOWN && router.answersUnknown()) {
+                if (outcome.matched() || (outcome == Outcome.UNKNOWN && router.answersUnknown())) {
                     return InboundResult.COMMAND;
                 }
             }
@@ -276,8 +276,8 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
     }
 
     /** A command's answer: sent, and a failure is counted and logged (the command has returned). */
-    void replyQuietly(MessageEvent to, String text) {
-        send(new OutboundMessage(to.self(), to.chat(), Message.text(text), to.messageId()));
+    CompletionStage<String> reply(MessageEvent to, String text) {
+        return send(new OutboundMessage(to.self(), to.chat(), Message.text(text), to.messageId()));
     }
 
     // ------------------------------------------------------------------ transcripts
@@ -337,6 +337,7 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
      * Adds a middleware while the pipeline runs (higher priorities first, then in the order added); the
      * returned handle removes it. Events already inside the chain finish with the chain they started with.
      */
+    @SuppressWarnings("ReferenceEquality") // removes this registration's entry, whatever else equals it
     public Registration addMiddleware(int priority, Middleware middleware) {
         Objects.requireNonNull(middleware, "middleware");
         Ranked added;
@@ -354,10 +355,19 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
         };
     }
 
-    /** A middleware added with {@link #addMiddleware}; {@link #remove()} takes it out (idempotent). */
+    /**
+     * A middleware added with {@link #addMiddleware}; {@link #remove()} takes it out (idempotent), and so
+     * does {@link #close()}.
+     */
     @FunctionalInterface
-    public interface Registration {
+    public interface Registration extends AutoCloseable {
         void remove();
+
+        /** The same as {@link #remove()}. */
+        @Override
+        default void close() {
+            remove();
+        }
     }
 
     /** Ordered by priority descending, then in the order added. */

@@ -176,6 +176,7 @@ final class SpillJournal {
         return out;
     }
 
+    @SuppressWarnings("JavaInstantGetSecondsGetNano") // milliseconds, then the nanoseconds below them
     static String line(TranscriptRecord r) {
         ObjectNode o = Json.MAPPER.createObjectNode();
         o.put("seq", r.seq());

@@ -80,7 +80,7 @@ public final class TranscriptWriter implements AutoCloseable {
     private final int batchSize;
     private final long flushIntervalNanos;
     private final long overflowWaitNanos;
-    private final MeterRegistry registry;
+    private final @Nullable MeterRegistry registry;
     private final List<Meter> meters = new ArrayList<>();
 
     /** Waiting records: a {@link TranscriptRecord}, or a {@link Durable} when someone waits for it. */
@@ -555,7 +555,7 @@ public final class TranscriptWriter implements AutoCloseable {
         private Duration maxAge = Duration.ofDays(30);
         private Duration retentionInterval = Duration.ofMinutes(5);
         private Clock clock = Clock.systemUTC();
-        private MeterRegistry meterRegistry;
+        private @Nullable MeterRegistry meterRegistry;
         private java.nio.file.@Nullable Path spillDirectory;
 
         private Builder(TranscriptStore store) {

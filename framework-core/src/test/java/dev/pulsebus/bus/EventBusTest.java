@@ -133,6 +133,17 @@ class EventBusTest {
     }
 
     @Test
+    void closingASubscriptionCancelsIt() {
+        try (Subscription s = bus.subscribe(GroupMessage.class, m -> seen.add(m.text()))) {
+            bus.publish(new GroupMessage(1, "inside"));
+            assertThat(s.isActive()).isTrue();
+        }
+        bus.publish(new GroupMessage(1, "after"));
+
+        assertThat(seen).containsExactly("inside");
+    }
+
+    @Test
     void cancelledSubscriptionNoLongerReceives() {
         Subscription s = bus.subscribe(GroupMessage.class, m -> seen.add(m.text()));
         bus.publish(new GroupMessage(1, "before"));

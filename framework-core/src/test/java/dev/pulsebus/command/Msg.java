@@ -2,6 +2,8 @@ package dev.pulsebus.command;
 
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /** A message as a test writes it, keeping the router's answers. */
@@ -71,7 +73,8 @@ final class Msg implements CommandSource {
     }
 
     @Override
-    public void reply(String reply) {
+    public CompletionStage<String> reply(String reply) {
         replies.add(reply);
+        return CompletableFuture.completedFuture("reply-" + replies.size());
     }
 }

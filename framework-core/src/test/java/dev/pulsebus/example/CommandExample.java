@@ -7,6 +7,8 @@ import dev.pulsebus.command.Outcome;
 import dev.pulsebus.command.Scope;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 
 public final class CommandExample {
@@ -14,8 +16,9 @@ public final class CommandExample {
     /** A platform message as the router sees it. */
     record ChatMessage(String text, String userId, String chatId) implements CommandSource {
         @Override
-        public void reply(String answer) {
+        public CompletionStage<String> reply(String answer) {
             System.out.println("bot> " + answer);
+            return CompletableFuture.completedFuture("local");
         }
     }
 

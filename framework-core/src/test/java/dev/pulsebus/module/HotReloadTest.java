@@ -57,6 +57,7 @@ class HotReloadTest {
     }
 
     @Test
+    @SuppressWarnings("rawtypes") // a service of the raw Supplier type, as a module would ask
     void reloadSwapsTheVersionWhileRunningAndOldClassLoadersAreCollected() throws Exception {
         Path v1 = jar("v1");
         Path v2 = jar("v2");
@@ -107,6 +108,7 @@ class HotReloadTest {
     }
 
     @Test
+    @SuppressWarnings("rawtypes") // a service of the raw Supplier type, as a module would ask
     void aModulesJsonInKvDoesNotKeepItsOldClassLoadersLoaded() throws Exception {
         Path v1 = kvJar("v1");
         Path v2 = kvJar("v2");
@@ -129,6 +131,7 @@ class HotReloadTest {
     }
 
     @Test
+    @SuppressWarnings("rawtypes") // a service of the raw Supplier type, as a module would ask
     void aNewVersionThatFailsToLoadLeavesTheOldOneRunning() throws Exception {
         Path v1 = jar("v1");
         Path broken = ModuleJars.build(dir, "hot-broken", "hot", "HotModule", "HotModule.java", """

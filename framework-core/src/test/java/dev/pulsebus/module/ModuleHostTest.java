@@ -88,7 +88,8 @@ class ModuleHostTest {
             }
 
             @Override
-            public void reply(String message) {
+            public java.util.concurrent.CompletionStage<String> reply(String message) {
+                return java.util.concurrent.CompletableFuture.completedFuture("none");
             }
         });
     }
@@ -166,6 +167,7 @@ class ModuleHostTest {
     }
 
     @Test
+    @SuppressWarnings("rawtypes") // a service of the raw Supplier type, as a module would ask
     void serviceCallsArePlainCallsCountedAndFailClearlyAfterTheProviderUnloads() {
         host.load(new TestModule("weather", ctx -> ctx.provide(Supplier.class, (Supplier<String>) () -> "sunny")));
         List<Service<Supplier>> handle = new ArrayList<>();

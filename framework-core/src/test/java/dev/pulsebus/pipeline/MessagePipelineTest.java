@@ -72,6 +72,31 @@ class MessagePipelineTest {
     }
 
     @Test
+    void aCommandsReplyCompletesWithThePlatformsMessageId() throws Exception {
+        List<String> ids = new CopyOnWriteArrayList<>();
+        commands.register(Command.named("echo").handler(c -> c.reply(c.rest()).thenAccept(ids::add)));
+        start(MessagePipeline.builder(bus).commands(commands));
+
+        adapter.inject(text("/echo hi"));
+
+        assertThat(ids).singleElement().asString().startsWith("sent-");
+    }
+
+    @Test
+    void handlesCloseAsTheirOwnVerbDoes() throws Exception {
+        start(MessagePipeline.builder(bus).commands(commands));
+        try (CommandRouter.Registration echo = commands.register(Command.named("echo").handler(c -> c.reply(c.rest())));
+             MessagePipeline.Registration middleware = pipeline.addMiddleware(0, e -> {
+                 log.add("middleware");
+                 return e;
+             })) {
+            assertThat(adapter.inject(text("/echo hi"))).isEqualTo(InboundResult.COMMAND);
+        }
+        assertThat(adapter.inject(text("/echo hi"))).isNotEqualTo(InboundResult.COMMAND);
+        assertThat(log).containsExactly("middleware");
+    }
+
+    @Test
     void plainMessagesAndUnknownCommandsGoToTheBusWhereHandlersCanReply() throws Exception {
         bus.subscribe(GroupMessage.class, m -> m.reply("you said " + m.message().plainText()));
         start(MessagePipeline.builder(bus).commands(commands));

@@ -8,8 +8,8 @@ import java.util.Map;
 
 /**
  * OneBot v11's string form of a message: text with CQ codes ({@code [CQ:face,id=178]}) between, escaped as
- * the spec says: {@code & [ ]} as {@code &amp; &#91; &#93;} in text, and {@code ,} as {@code &#44;} too in a
- * code's values. Read into the array form ({@code [{"type", "data"}]}, every value a string), and written from
+ * the spec says (message/string.md): an ampersand and square brackets as the HTML entities amp, #91 and
+ * #93 in text, and a comma as #44 too in a code's values. Read into the array form ({@code [{"type", "data"}]}, every value a string), and written from
  * it. A {@code [CQ:} without its {@code ]} is text. Stateless.
  */
 final class CqCode {

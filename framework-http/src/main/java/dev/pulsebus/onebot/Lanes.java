@@ -1,6 +1,8 @@
 package dev.pulsebus.onebot;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -18,24 +20,24 @@ final class Lanes {
     static final int LANES = 16;
     private static final Logger LOG = LoggerFactory.getLogger(Lanes.class);
 
-    private final BlockingQueue<Runnable>[] queues;
+    private final List<BlockingQueue<Runnable>> queues;
     private final Thread[] threads = new Thread[LANES];
     private final String name;
     private volatile boolean stopping;
 
-    @SuppressWarnings("unchecked")
     Lanes(String name, int capacity) {
         this.name = name;
-        this.queues = new BlockingQueue[LANES];
+        List<BlockingQueue<Runnable>> q = new ArrayList<>(LANES);
         for (int i = 0; i < LANES; i++) {
-            queues[i] = new ArrayBlockingQueue<>(capacity);
+            q.add(new ArrayBlockingQueue<>(capacity));
         }
+        this.queues = List.copyOf(q);
     }
 
     synchronized void start() {
         for (int i = 0; i < LANES; i++) {
             if (threads[i] == null) {
-                BlockingQueue<Runnable> q = queues[i];
+                BlockingQueue<Runnable> q = queues.get(i);
                 threads[i] = Thread.ofVirtual().name(name).start(() -> run(q));
             }
         }
@@ -43,7 +45,7 @@ final class Lanes {
 
     /** Queues {@code task} on the lane of {@code key}; false when that lane is full or stopping. */
     boolean offer(Object key, Runnable task) {
-        return !stopping && queues[Math.floorMod(key.hashCode(), LANES)].offer(task);
+        return !stopping && queues.get(Math.floorMod(key.hashCode(), LANES)).offer(task);
     }
 
     private void run(BlockingQueue<Runnable> q) {

@@ -23,7 +23,7 @@ abstract class Link {
      */
     static void complete(String action, JsonNode response, CompletableFuture<JsonNode> result) {
         long retcode = response.path("retcode").asLong(-1);
-        if (retcode == 0 || retcode == 1 && "async".equals(response.path("status").asText())) {
+        if (retcode == 0 || (retcode == 1 && "async".equals(response.path("status").asText()))) {
             JsonNode data = response.get("data");
             result.complete(data == null ? NullNode.getInstance() : data);
             return;

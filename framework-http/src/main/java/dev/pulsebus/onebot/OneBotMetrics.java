@@ -8,9 +8,11 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
@@ -79,9 +81,10 @@ final class OneBotMetrics {
     }
 
     private final String version;
-    private final LongAdder[] frames = adders(Kind.values().length);
-    private final LongAdder[] bad = adders(Bad.values().length);
-    private final LongAdder[] actions = adders(ACTIONS.size() * Outcome.values().length);
+    private final Map<Kind, LongAdder> frames = adders(Kind.class);
+    private final Map<Bad, LongAdder> bad = adders(Bad.class);
+    /** By action index ({@link #actionIndex}), then outcome. */
+    private final List<Map<Outcome, LongAdder>> actions = new ArrayList<>(ACTIONS.size());
     final AtomicInteger connections = new AtomicInteger();
     final LongAdder reconnects = new LongAdder();
     private final FailureLog badLog = FailureLog.warning(LOG, Duration.ofSeconds(10));
@@ -91,33 +94,41 @@ final class OneBotMetrics {
 
     OneBotMetrics(String version) {
         this.version = version;
+        for (int i = 0; i < ACTIONS.size(); i++) {
+            actions.add(adders(Outcome.class));
+        }
     }
 
-    private static LongAdder[] adders(int n) {
-        LongAdder[] a = new LongAdder[n];
-        for (int i = 0; i < n; i++) {
-            a[i] = new LongAdder();
+    /** An adder per constant of {@code type}, filled once; reads only after (EnumMap.get: no allocation). */
+    private static <E extends Enum<E>> Map<E, LongAdder> adders(Class<E> type) {
+        Map<E, LongAdder> map = new EnumMap<>(type);
+        for (E e : type.getEnumConstants()) {
+            map.put(e, new LongAdder());
         }
-        return a;
+        return map;
+    }
+
+    private static LongAdder get(Map<?, LongAdder> adders, Object key) {
+        return Objects.requireNonNull(adders.get(key));
     }
 
     void frame(Kind kind) {
-        frames[kind.ordinal()].increment();
+        get(frames, kind).increment();
     }
 
     /** Counts a bad frame and warns, the first time and then at most every 10 s; the connection stays up. */
     void bad(Bad reason, String detail) {
-        bad[reason.ordinal()].increment();
+        get(bad, reason).increment();
         badLog.warn("OneBot v{}: {} frame taken no further ({}); counted in pulsebus_onebot_bad_frames_total, "
                 + "warned at most every 10 s", version, reason.label, detail);
     }
 
     long bad(Bad reason) {
-        return bad[reason.ordinal()].sum();
+        return get(bad, reason).sum();
     }
 
     long frames(Kind kind) {
-        return frames[kind.ordinal()].sum();
+        return get(frames, kind).sum();
     }
 
     static int actionIndex(String action) {
@@ -126,7 +137,7 @@ final class OneBotMetrics {
     }
 
     void action(int actionIndex, Outcome outcome, long startNanos) {
-        actions[actionIndex * Outcome.values().length + outcome.ordinal()].increment();
+        get(actions.get(actionIndex), outcome).increment();
         Timer t = duration;
         if (t != null && startNanos != 0) {
             t.record(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
@@ -134,25 +145,24 @@ final class OneBotMetrics {
     }
 
     long actions(String action, Outcome outcome) {
-        return actions[actionIndex(action) * Outcome.values().length + outcome.ordinal()].sum();
+        return get(actions.get(actionIndex(action)), outcome).sum();
     }
 
     void bind(MeterRegistry registry) {
         this.registry = registry;
         for (Kind k : Kind.values()) {
-            meters.add(FunctionCounter.builder("pulsebus.onebot.frames", frames[k.ordinal()], LongAdder::sum)
+            meters.add(FunctionCounter.builder("pulsebus.onebot.frames", get(frames, k), LongAdder::sum)
                     .description("OneBot frames by direction and kind").tag("version", version)
                     .tag("direction", k.direction).tag("kind", k.label).register(registry));
         }
         for (Bad b : Bad.values()) {
-            meters.add(FunctionCounter.builder("pulsebus.onebot.bad.frames", bad[b.ordinal()], LongAdder::sum)
+            meters.add(FunctionCounter.builder("pulsebus.onebot.bad.frames", get(bad, b), LongAdder::sum)
                     .description("Inbound OneBot frames not taken, and outbound messages refused, by reason")
                     .tag("version", version).tag("reason", b.label).register(registry));
         }
         for (int a = 0; a < ACTIONS.size(); a++) {
             for (Outcome o : Outcome.values()) {
-                meters.add(FunctionCounter.builder("pulsebus.onebot.actions",
-                                actions[a * Outcome.values().length + o.ordinal()], LongAdder::sum)
+                meters.add(FunctionCounter.builder("pulsebus.onebot.actions", get(actions.get(a), o), LongAdder::sum)
                         .description("OneBot actions by action and outcome").tag("version", version)
                         .tag("action", ACTIONS.get(a)).tag("outcome", o.label).register(registry));
             }

@@ -102,7 +102,7 @@ public record OneBotSettings(int version, boolean enabled, Mode mode, String url
             throw new ConfigException(source + ": " + section + ".mode " + e.getMessage());
         }
         String url = keys.getOrDefault("url", mode == Mode.FORWARD_WS ? "ws://127.0.0.1:3001" : "");
-        if (mode == Mode.FORWARD_WS || mode == Mode.HTTP && !url.isEmpty()) { // reverse-ws: not used
+        if (mode == Mode.FORWARD_WS || (mode == Mode.HTTP && !url.isEmpty())) { // reverse-ws: not used
             try {
                 URI u = new URI(url);
                 String scheme = u.getScheme() == null ? "" : u.getScheme();

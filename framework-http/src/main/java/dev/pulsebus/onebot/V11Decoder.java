@@ -146,8 +146,8 @@ final class V11Decoder {
             case VALUE_NUMBER_INT -> p.getNumberType() == JsonParser.NumberType.BIG_INTEGER
                     ? p.getBigIntegerValue() : (Object) p.getLongValue();
             case VALUE_NUMBER_FLOAT -> p.getDoubleValue();
-            case VALUE_TRUE -> Boolean.TRUE;
-            case VALUE_FALSE -> Boolean.FALSE;
+            case VALUE_TRUE -> true;
+            case VALUE_FALSE -> false;
             case START_OBJECT -> Collections.unmodifiableMap(object(p, path));
             case START_ARRAY -> {
                 List<Object> list = new ArrayList<>();
@@ -249,6 +249,7 @@ final class V11Decoder {
     }
 
     private @Nullable Event event(String selfHint, String platform, OneBotMetrics metrics, ByteBuf frame) {
+        String type = postType == null ? "" : postType;
         String bot = self.isEmpty() ? selfHint : self;
         if (bot.isEmpty()) {
             metrics.bad(OneBotMetrics.Bad.INVALID, "a " + postType + " event without self_id");
@@ -258,7 +259,7 @@ final class V11Decoder {
         Instant at = Instant.ofEpochSecond(time);
         Event event;
         try {
-            event = switch (postType) {
+            event = switch (type) {
                 case "message" -> message(me, at, metrics);
                 case "notice" -> new NoticeEvent(bot + ":n:" + Protocol.digest(frame), at, me,
                         required(detail, "notice_type"), subType, without(rest, "notice_type"));

@@ -71,7 +71,7 @@ final class V11Segments {
         if (type.equals("image") && url != null && !url.isEmpty()) {
             return new Segment.Image(url);
         }
-        if (main == null || main.isEmpty() && !type.equals("text")) {
+        if (main == null || (main.isEmpty() && !type.equals("text"))) {
             throw new IllegalArgumentException("a " + type + " segment needs data." + mainKey(type));
         }
         return switch (type) {

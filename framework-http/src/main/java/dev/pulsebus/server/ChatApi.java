@@ -89,7 +89,7 @@ final class ChatApi {
                 }
             }
         } catch (IllegalArgumentException e) {
-            out.error(ctx, route, HttpResponseStatus.BAD_REQUEST, e.getMessage(), keepAlive);
+            out.error(ctx, route, HttpResponseStatus.BAD_REQUEST, String.valueOf(e.getMessage()), keepAlive);
         }
     }
 
@@ -98,7 +98,7 @@ final class ChatApi {
         try {
             body = Json.MAPPER.readTree(new ByteBufInputStream(req.content()));
         } catch (IOException e) {
-            out.error(ctx, Route.SAY, HttpResponseStatus.BAD_REQUEST, "body is not valid JSON: " + e.getMessage().lines()
+            out.error(ctx, Route.SAY, HttpResponseStatus.BAD_REQUEST, "body is not valid JSON: " + String.valueOf(e.getMessage()).lines()
                     .findFirst().orElse(""), keepAlive);
             return;
         }

@@ -54,6 +54,7 @@ final class CountedResponses {
         return false;
     }
 
+    @SuppressWarnings("EnumOrdinal") // counters indexed by route: no map lookup per response
     void count(Route route, HttpResponseStatus status) {
         int code = status.code();
         Counter c = code < 600 ? counters[route.ordinal()][code] : null;

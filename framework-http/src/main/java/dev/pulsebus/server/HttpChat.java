@@ -47,6 +47,7 @@ final class HttpChat implements Adapter {
     private final String idPrefix;
     private final AtomicLong ids = new AtomicLong();
     private final Lane[] lanes = new Lane[LANES];
+    @SuppressWarnings("NullAway.Init") // set by start(), before a say is taken
     private volatile Inbound inbound;
     final LongAdder received = new LongAdder();
     final LongAdder handled = new LongAdder();
@@ -163,6 +164,7 @@ final class HttpChat implements Adapter {
     private final class Lane {
         final ArrayBlockingQueue<GroupMessage> queue;
         volatile boolean stopping;
+        @SuppressWarnings("NullAway.Init") // set when the lane starts, before its queue is offered to
         Thread thread;
 
         Lane(int capacity) {

@@ -23,6 +23,7 @@ import dev.pulsebus.onebot.OneBotAdapter;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -44,6 +45,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private static final String PROMETHEUS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
     /** What /health reports: its status code and body, computed on a virtual thread. */
+    @SuppressWarnings("ArrayRecordComponent") // bytes written as they are; never compared
     record Health(HttpResponseStatus status, byte[] body) {
     }
 
@@ -61,7 +63,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private final HealthCheck health;
     private final Routes routes;
     private final List<OneBotAdapter> onebot;
-    private final byte[] token;
+    private final byte @Nullable [] token;
 
     HttpHandler(ServerConfig config, ChatApi chat, CountedResponses out, ExecutorService work,
                 @Nullable PrometheusMeterRegistry prometheus, Runnable beforeScrape, HealthCheck health, Routes routes,
@@ -80,6 +82,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     }
 
     @Override
+    @SuppressWarnings("ReferenceEquality") // the codec hands out its cached HttpVersion constants
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
         DecoderResult decoded = req.decoderResult();
         if (!decoded.isSuccess()) {
@@ -197,7 +200,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private void scrape(ChannelHandlerContext ctx, boolean openMetrics, boolean keepAlive) {
         String type = openMetrics ? OPENMETRICS_TYPE : PROMETHEUS_TYPE;
         beforeScrape.run();
-        byte[] text = prometheus.scrape(type).getBytes(StandardCharsets.UTF_8);
+        byte[] text = Objects.requireNonNull(prometheus, "routed here only with metrics on").scrape(type).getBytes(StandardCharsets.UTF_8);
         out.count(Route.METRICS, HttpResponseStatus.OK);
         Responses.write(ctx, HttpResponseStatus.OK, type, Unpooled.wrappedBuffer(text), keepAlive);
     }

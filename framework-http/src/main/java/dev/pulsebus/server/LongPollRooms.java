@@ -42,8 +42,10 @@ final class LongPollRooms {
     private final ConcurrentHashMap<String, List<Waiter>> rooms = new ConcurrentHashMap<>();
     private final AtomicInteger waiting = new AtomicInteger();
     private final ExecutorService work;
+    @SuppressWarnings("NullAway.Init") // set by the server before it listens
     private Reader reader;
     private volatile boolean closed;
+    @SuppressWarnings("NullAway.Init") // set by the server before it listens
     private volatile Timer deliveryTimer;
 
     LongPollRooms(ExecutorService work) {
@@ -65,7 +67,9 @@ final class LongPollRooms {
         final int limit;
         final boolean keepAlive;
         final AtomicBoolean done = new AtomicBoolean();
+        @SuppressWarnings("NullAway.Init") // set right after construction, before the waiter is shared
         ScheduledFuture<?> timeout;
+        @SuppressWarnings("NullAway.Init") // likewise
         ChannelFutureListener onClose;
 
         Waiter(ChannelHandlerContext ctx, String room, long after, int limit, boolean keepAlive) {

@@ -298,7 +298,7 @@ public final class PulseBusServer implements AutoCloseable {
         for (OneBotAdapter a : onebot) {
             bots.putAll(a.health());
         }
-        boolean botsUp = !bots.containsValue(Boolean.FALSE);
+        boolean botsUp = !bots.containsValue(false);
         String status = !storageUp ? "DOWN" : !transcriptsUp || !botsUp ? "DEGRADED" : "UP";
         HttpResponseStatus code = storageUp ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE;
         HttpHandler.Health states = new HttpHandler.Health(code, Responses.health(status, instance, VERSION, uptime,
@@ -373,7 +373,7 @@ public final class PulseBusServer implements AutoCloseable {
         }
     }
 
-    private static String emptyToNull(String s) {
+    private static @Nullable String emptyToNull(@Nullable String s) {
         return s == null || s.isEmpty() ? null : s;
     }
 

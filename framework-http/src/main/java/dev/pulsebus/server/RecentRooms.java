@@ -180,8 +180,8 @@ final class RecentRooms {
             return null;
         }
         synchronized (ring) {
-            boolean covered = ring.size > 0 && ring.records[0].seq() <= after
-                    || ring.floor != Long.MIN_VALUE && after >= ring.floor; // all after a let-go seq is here
+            boolean covered = (ring.size > 0 && ring.records[0].seq() <= after)
+                    || (ring.floor != Long.MIN_VALUE && after >= ring.floor); // all after a let-go seq is here
             if (!covered) {
                 return null;
             }

@@ -35,14 +35,14 @@ final class Responses {
     }
 
     /** Writes {@code body} (taken over: released by Netty) and closes the connection unless kept alive. */
-    static ChannelFuture write(ChannelHandlerContext ctx, HttpResponseStatus status, CharSequence contentType, ByteBuf body,
-                               boolean keepAlive) {
+    static ChannelFuture write(ChannelHandlerContext ctx, HttpResponseStatus status, @Nullable CharSequence contentType,
+                               ByteBuf body, boolean keepAlive) {
         return write(ctx, status, contentType, body, keepAlive, null, null);
     }
 
     /** {@link #write} with one more header ({@code Allow}, {@code WWW-Authenticate}); none when it is null. */
-    static ChannelFuture write(ChannelHandlerContext ctx, HttpResponseStatus status, CharSequence contentType, ByteBuf body,
-                               boolean keepAlive, CharSequence header, String value) {
+    static ChannelFuture write(ChannelHandlerContext ctx, HttpResponseStatus status, @Nullable CharSequence contentType,
+                               ByteBuf body, boolean keepAlive, @Nullable CharSequence header, @Nullable String value) {
         ChannelFuture f = send(ctx, status, contentType, body, keepAlive, header, value);
         if (!keepAlive) {
             f.addListener(ChannelFutureListener.CLOSE);
@@ -51,8 +51,9 @@ final class Responses {
     }
 
     /** Writes the response, saying {@code Connection: close} unless kept alive, and leaves the connection open. */
-    private static ChannelFuture send(ChannelHandlerContext ctx, HttpResponseStatus status, CharSequence contentType,
-                                      ByteBuf body, boolean keepAlive, CharSequence header, String value) {
+    private static ChannelFuture send(ChannelHandlerContext ctx, HttpResponseStatus status,
+                                      @Nullable CharSequence contentType, ByteBuf body, boolean keepAlive,
+                                      @Nullable CharSequence header, @Nullable String value) {
         FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body);
         if (contentType != null) {
             res.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);
@@ -78,7 +79,7 @@ final class Responses {
 
     /** An error with one more header, e.g. {@code Allow} on a 405. */
     static void error(ChannelHandlerContext ctx, HttpResponseStatus status, String message, boolean keepAlive,
-                      CharSequence header, String value) {
+                      @Nullable CharSequence header, @Nullable String value) {
         write(ctx, status, JSON, errorBody(status, message), keepAlive, header, value);
     }
 

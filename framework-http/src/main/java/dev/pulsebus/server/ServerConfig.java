@@ -129,8 +129,8 @@ public record ServerConfig(
                 Path.of("modules"),
                 modules.entrySet().stream().collect(java.util.stream.Collectors.toUnmodifiableMap(
                         Map.Entry::getKey, e -> Map.copyOf(e.getValue()))),
-                adapters.entrySet().stream().map(e -> OneBotSettings.read(ADAPTERS.get(e.getKey()), e.getValue(),
-                        source)).toList(), file);
+                adapters.entrySet().stream().map(e -> OneBotSettings.read(
+                        ADAPTERS.getOrDefault(e.getKey(), 11), e.getValue(), source)).toList(), file); // keys checked above
     }
 
     /** This config with the command line's overrides. */

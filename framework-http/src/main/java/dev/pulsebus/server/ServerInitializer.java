@@ -76,6 +76,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
      */
     @ChannelHandler.Sharable
     static final class ConnectionLimit extends ChannelInboundHandlerAdapter {
+        @SuppressWarnings("StringConcatToTextBlock") // CRLF line ends, byte for byte
         private static final byte[] REFUSAL = ("HTTP/1.1 503 Service Unavailable\r\n"
                 + "Content-Type: application/json; charset=utf-8\r\nConnection: close\r\nContent-Length: 59\r\n\r\n"
                 + "{\"error\":\"too many connections; try again\",\"status\":503}\n\n\n").getBytes(StandardCharsets.US_ASCII);
@@ -136,6 +137,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
             }
         };
 
+        @SuppressWarnings("NullAway.Init") // set by handlerAdded, before any other call
         private ChannelHandlerContext ctx;
         private boolean lingering;
         private long discarded;

@@ -11,7 +11,6 @@ import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.LoggerFactory;
-import sun.misc.Signal;
 
 /**
  * {@code java -jar pulsebus-server.jar [--config FILE] [--port N] [--data-dir DIR]}: starts the server,
@@ -72,7 +71,7 @@ public final class ServerMain {
         try {
             config = configure(args);
         } catch (ConfigException e) {
-            if (e.getMessage().isEmpty()) {
+            if (String.valueOf(e.getMessage()).isEmpty()) {
                 System.out.print(USAGE);
                 return 0;
             }
@@ -101,8 +100,10 @@ public final class ServerMain {
                 stopped.countDown();
             }
         };
-        for (String name : new String[] {"TERM", "INT"}) {
-            Signal.handle(new Signal(name), sig -> Thread.ofPlatform().name("pulsebus-shutdown").start(stop));
+        try {
+            Signals.onTermOrInt(stop);
+        } catch (ReflectiveOperationException e) {
+            System.err.println("pulsebus: cannot handle SIGTERM (" + e + "); stop the server with kill -9 only");
         }
         System.out.println("PulseBus " + PulseBusServer.VERSION + " is listening on " + server.url()
                 + "  (try: curl " + server.url() + "/health)");

@@ -16,6 +16,7 @@ import ch.qos.logback.core.util.CachingDateFormatter;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
+import java.nio.charset.Charset;
 import java.util.zip.CRC32;
 import org.jspecify.annotations.Nullable;
 
@@ -48,6 +49,7 @@ public final class ShippedLogging extends ContextAwareBase implements Configurat
     static final long SHIPPED_CRC = 0x49420a3aL;
 
     @Override
+    @SuppressWarnings("deprecation") // Logback's own search, so that a user's logback.xml is found as Logback finds it
     public ExecutionStatus configure(LoggerContext context) {
         DefaultJoranConfigurator logbacksOwnSearch = new DefaultJoranConfigurator();
         logbacksOwnSearch.setContext(context);
@@ -129,7 +131,7 @@ public final class ShippedLogging extends ContextAwareBase implements Configurat
             sb.append(" [").append(event.getThreadName()).append("] ").append(logger.abbreviate(event.getLoggerName()))
                     .append(" - ").append(event.getFormattedMessage()).append(CoreConstants.LINE_SEPARATOR)
                     .append(throwable.convert(event));
-            return sb.toString().getBytes(); // the default charset, as PatternLayoutEncoder without one
+            return sb.toString().getBytes(Charset.defaultCharset()); // as PatternLayoutEncoder without a charset
         }
 
         @Override

@@ -1,5 +1,6 @@
 package dev.pulsebus.storage;
 
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -28,7 +29,7 @@ final class CachedValue {
     String text(String key) {
         String t = text;
         if (t == null) {
-            t = KvCodec.decode(key, bytes);
+            t = KvCodec.decode(key, Objects.requireNonNull(bytes, "read only while live"));
             text = t;
         }
         return t;

@@ -37,14 +37,11 @@ final class JdbcTranscriptStore implements TranscriptStore {
     private static final String LAST = "SELECT seq, user_id, time_ms, message_id, message, outbound"
             + " FROM pulsebus_transcript WHERE " + CHAT + " AND seq < ? ORDER BY seq DESC LIMIT ?";
 
-    /** INSERT statements of 1 to {@link #ROWS_PER_INSERT} rows, made once; sessions keep them prepared. */
-    private static final String[] INSERTS = new String[ROWS_PER_INSERT + 1];
-
-    static {
-        for (int rows = 1; rows <= ROWS_PER_INSERT; rows++) {
-            INSERTS[rows] = insertSql(rows);
-        }
-    }
+    /**
+     * INSERT statements of 1 to {@link #ROWS_PER_INSERT} rows ({@code [rows]}), made once per store;
+     * sessions keep them prepared. A row whose seq is stored already is skipped ({@link Dialect#transcriptConflict}).
+     */
+    private final String[] inserts = new String[ROWS_PER_INSERT + 1];
 
     private final SessionPool sessions;
 
@@ -53,14 +50,17 @@ final class JdbcTranscriptStore implements TranscriptStore {
         this.sessions = sessions;
         this.dialect = dialect;
         this.health = health;
+        for (int rows = 1; rows <= ROWS_PER_INSERT; rows++) {
+            inserts[rows] = insertSql(rows, dialect);
+        }
     }
 
-    private static String insertSql(int rows) {
+    private static String insertSql(int rows, Dialect dialect) {
         StringBuilder sb = new StringBuilder("INSERT INTO pulsebus_transcript (").append(COLUMNS).append(") VALUES ");
         for (int i = 0; i < rows; i++) {
             sb.append(i == 0 ? "" : ", ").append("(?, ?, ?, ?, ?, ?, ?, ?, ?)");
         }
-        return sb.toString();
+        return sb.append(dialect.transcriptConflict).toString();
     }
 
     @Override
@@ -75,14 +75,16 @@ final class JdbcTranscriptStore implements TranscriptStore {
             c.setAutoCommit(false);
             try {
                 int full = batch.size() / ROWS_PER_INSERT;
-                PreparedStatement ps = full > 0 ? s.prepare(INSERTS[ROWS_PER_INSERT]) : null;
-                for (int chunk = 0; chunk < full; chunk++) {
-                    bind(ps, batch, chunk * ROWS_PER_INSERT, ROWS_PER_INSERT);
-                    ps.executeUpdate();
+                if (full > 0) {
+                    PreparedStatement ps = s.prepare(inserts[ROWS_PER_INSERT]);
+                    for (int chunk = 0; chunk < full; chunk++) {
+                        bind(ps, batch, chunk * ROWS_PER_INSERT, ROWS_PER_INSERT);
+                        ps.executeUpdate();
+                    }
                 }
                 int rest = batch.size() - full * ROWS_PER_INSERT;
                 if (rest > 0) {
-                    PreparedStatement last = s.prepare(INSERTS[rest]);
+                    PreparedStatement last = s.prepare(inserts[rest]);
                     bind(last, batch, full * ROWS_PER_INSERT, rest);
                     last.executeUpdate();
                 }

@@ -27,7 +27,7 @@ sealed interface KvWrite {
      */
     Executor CALLBACKS = Executors.newVirtualThreadPerTaskExecutor();
 
-    static <T> void complete(CompletableFuture<T> future, T value) {
+    static <T> void complete(CompletableFuture<T> future, @Nullable T value) {
         if (future.getNumberOfDependents() == 0) {
             future.complete(value);
         } else {
@@ -44,6 +44,7 @@ sealed interface KvWrite {
     }
 
     /** One key set to a value. {@code text} is the value as text when the caller gave text. */
+    @SuppressWarnings("ArrayRecordComponent") // the value as given, written once; records here are never compared
     record Put(NamespaceKv kv, String key, byte[] value, @Nullable String text, long expiresAt,
                CompletableFuture<Void> future) implements KvWrite {
         @Override

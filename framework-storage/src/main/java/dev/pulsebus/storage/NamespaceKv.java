@@ -46,7 +46,8 @@ final class NamespaceKv implements Kv {
     @Override
     public byte @Nullable [] getBytes(String key) {
         CachedValue v = lookup(key);
-        return v.live(store.clock.millis()) ? v.bytes.clone() : null;
+        byte[] bytes = v.bytes;
+        return bytes != null && v.live(store.clock.millis()) ? bytes.clone() : null;
     }
 
     @Override
@@ -116,15 +117,16 @@ final class NamespaceKv implements Kv {
     public CompletionStage<Void> setManyAsync(Map<String, String> entries) {
         try {
             List<KvWrite.Put> puts = new ArrayList<>(entries.size());
+            CompletableFuture<Void> all = new CompletableFuture<>(); // each Put's too: they commit as one
             for (Map.Entry<String, String> e : entries.entrySet()) {
                 String key = KvCodec.checkKey(e.getKey());
                 puts.add(new KvWrite.Put(this, key, KvCodec.encode(key, e.getValue(), store.maxValueBytes),
-                        e.getValue(), Long.MAX_VALUE, null));
+                        e.getValue(), Long.MAX_VALUE, all));
             }
             if (puts.isEmpty()) {
                 return CompletableFuture.completedFuture(null);
             }
-            return store.writer.submit(new KvWrite.PutMany(this, puts, new CompletableFuture<>())).future();
+            return store.writer.submit(new KvWrite.PutMany(this, puts, all)).future();
         } catch (KvException e) {
             return CompletableFuture.failedFuture(e);
         }

@@ -155,6 +155,7 @@ class StorageFailureTest {
      */
     @Test
     @Timeout(value = 20, unit = TimeUnit.SECONDS)
+    @SuppressWarnings("rawtypes") // allOf takes an array of futures
     void closingWhileTheDatabaseIsDownReturnsInTimeAndFailsTheQueuedWrites() throws Exception {
         Backend.POSTGRESQL.assumeAvailable();
         try (Backend.Place place = Backend.POSTGRESQL.newPlace(); TcpProxy proxy = new TcpProxy(5432)) {

@@ -1,6 +1,7 @@
 package dev.pulsebus.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pulsebus.command.QuotaStore;
 import dev.pulsebus.event.ChatRef;
@@ -16,6 +17,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -97,17 +99,31 @@ class TranscriptAndQuotaTest {
     void aBatchIsAllOrNothing() throws Exception {
         TranscriptStore store = storage.transcripts();
         store.append(List.of(rec(1, ROOM, T0, "one")));
-        List<TranscriptRecord> clash = new ArrayList<>();
-        for (long seq = 2; seq <= 150; seq++) {
-            clash.add(rec(seq, ROOM, T0, "x"));
+        List<TranscriptRecord> failing = new ArrayList<>();
+        for (long seq = 2; seq <= 150; seq++) { // two INSERTs: the first runs, the second fails
+            failing.add(rec(seq, ROOM, T0, "x"));
         }
-        clash.add(rec(1, ROOM, T0, "duplicate seq"));
-        try {
-            store.append(clash);
-        } catch (Exception expected) {
-            // the duplicate primary key fails the whole batch
-        }
+        failing.set(140, new TranscriptRecord(142, ROOM, "ann", T0, "m142",
+                new Message(List.of(new Segment.Other("x", Map.of("unwritable", new Object())))), false));
+        assertThatThrownBy(() -> store.append(failing)).isNotNull();
         assertThat(store.maxSeq()).isEqualTo(1);
+        assertThat(store.last(ROOM, 10, Long.MAX_VALUE)).extracting(TranscriptRecord::seq).containsExactly(1L);
+    }
+
+    @Test
+    void aBatchAppendedAgainAfterItsCommitWasLostStoresEachRecordOnce() throws Exception {
+        TranscriptStore store = storage.transcripts();
+        List<TranscriptRecord> batch = new ArrayList<>();
+        for (long seq = 1; seq <= 130; seq++) {
+            batch.add(rec(seq, ROOM, T0.plusSeconds(seq), "r" + seq));
+        }
+        store.append(batch.subList(0, 120)); // committed, but say its answer never came back
+
+        store.append(batch); // the writer retries the whole batch
+
+        List<TranscriptRecord> stored = store.last(ROOM, 1000, Long.MAX_VALUE);
+        assertThat(stored).extracting(TranscriptRecord::seq).containsExactlyElementsOf(
+                batch.stream().map(TranscriptRecord::seq).toList());
     }
 
     @Test

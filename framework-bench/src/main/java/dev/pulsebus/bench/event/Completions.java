@@ -46,6 +46,7 @@ final class Completions {
     }
 
     /** Spins until {@code t} events are done: for the latency of one event, which a wake-up would swamp. */
+    @SuppressWarnings("ThreadPriorityCheck") // yields on purpose: see below
     void awaitSpinning(long t) {
         long deadline = System.nanoTime() + STALL_NANOS;
         while (done.get() < t) {

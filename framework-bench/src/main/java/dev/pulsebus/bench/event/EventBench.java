@@ -90,7 +90,7 @@ public class EventBench {
     }
 
     /** Ten handlers of ten classes, as ten modules would register: no call site sees only one. */
-    @SuppressWarnings("unchecked")
+    @SuppressWarnings({"rawtypes", "unchecked"}) // a generic array
     private static EventHandler<BenchEvent>[] tenDistinctHandlers(Blackhole bh) {
         return new EventHandler[] {
             (EventHandler<BenchEvent>) bh::consume,

@@ -66,7 +66,7 @@ public final class BenchMain {
         Results results;
         List<String> failed = new ArrayList<>();
         try {
-            results = run(options, suites, failed);
+            results = options.reports.isEmpty() ? run(options, suites, failed) : saved(options.reports);
         } catch (Exception e) {
             System.err.println("bench: failed: " + e);
             e.printStackTrace();
@@ -81,24 +81,42 @@ public final class BenchMain {
         return status;
     }
 
+    /** The rows of {@code files} in the order given, with the first file's meta. */
+    static Results saved(List<Path> files) throws BenchOptions.UsageException {
+        Meta meta = null;
+        List<Row> rows = new ArrayList<>();
+        for (Path file : files) {
+            Results r = readBaseline(file);
+            meta = meta == null ? r.meta() : meta;
+            rows.addAll(r.results());
+        }
+        return new Results(meta, rows);
+    }
+
     static Results readBaseline(Path file) throws BenchOptions.UsageException {
         try {
             return Results.read(file);
         } catch (java.io.IOException e) {
-            throw new BenchOptions.UsageException("cannot read baseline " + file + ": " + e.getMessage());
+            throw new BenchOptions.UsageException("cannot read results " + file + ": " + e.getMessage());
         }
     }
 
     /** Writes the JSON and HTML, prints the table (and the comparison); the exit status. */
     static int report(BenchOptions options, Results results, Results baseline) {
         Comparison comparison = baseline == null ? null : Comparison.of(baseline, results);
+        List<Results> kept = List.of();
         try {
+            if (options.history != null) {
+                History history = new History(options.history);
+                history.append(results);
+                kept = history.runs();
+            }
             Path file = options.out.resolve("results.json");
             results.write(file);
             if (options.json != null) {
                 results.write(options.json);
             }
-            String html = HtmlReport.render(results, baseline, comparison);
+            String html = HtmlReport.render(results, baseline, comparison, History.series(kept));
             Path htmlFile = options.out.resolve("results.html");
             java.nio.file.Files.writeString(htmlFile, html);
             if (options.html != null) {
@@ -112,6 +130,9 @@ public final class BenchMain {
             if (comparison != null) {
                 System.out.print(comparison.render());
             }
+            if (options.trend) {
+                System.out.print(History.render(History.trends(kept), kept.size()));
+            }
             System.out.println("results: " + file.toAbsolutePath() + ", " + htmlFile.toAbsolutePath()
                     + (options.json != null ? ", " + options.json.toAbsolutePath() : "")
                     + (options.html != null ? ", " + options.html.toAbsolutePath() : "")
@@ -123,6 +144,26 @@ public final class BenchMain {
         if (comparison != null && comparison.anyRegression()) {
             System.err.println("bench: a row regressed against " + options.compare);
             return 3;
+        }
+        if (options.allocBudget != null) {
+            List<String> over;
+            try {
+                over = AllocBudget.read(options.allocBudget).violations(results);
+            } catch (java.io.IOException e) {
+                System.err.println("bench: cannot read the allocation budget: " + e.getMessage());
+                return 1;
+            }
+            if (!over.isEmpty()) {
+                over.forEach(line -> System.err.println("bench: over the allocation budget: " + line));
+                return 5;
+            }
+            System.out.println("allocation: every budgeted row within " + options.allocBudget);
+        }
+        List<String> unstable = results.results().stream().filter(Row::unstable).map(Row::name).toList();
+        if (!unstable.isEmpty()) {
+            System.err.println("bench: UNSTABLE (rounds more than " + Spread.UNSTABLE_RATIO + "x apart, not judged): "
+                    + String.join(", ", unstable));
+            return 4;
         }
         return 0;
     }

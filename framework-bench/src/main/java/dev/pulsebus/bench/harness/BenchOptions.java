@@ -14,6 +14,7 @@ public final class BenchOptions {
     static final String USAGE = """
             usage: BenchMain [--quick] [--suite NAME]... [--json FILE] [--compare FILE] [--html FILE]
                              [--markdown FILE] [--out DIR] [--backend NAME] [--keep] [--profile] [--against JAR]
+                             [--report FILE]... [--alloc-budget FILE] [--history DIR [--trend]]
               --quick          about a quarter of the samples: a smoke run
               --suite NAME     run this suite (repeatable; default: all). Suites: %s
               --json FILE      also write the results to FILE (a baseline to keep)
@@ -29,6 +30,14 @@ public final class BenchOptions {
               --against JAR    startup suite: another build's pulsebus-server.jar, launched in turn with
                                this one (same flags, its own cache) and reported beside it as the peer
                                'against'; startup.init runs its probe on both jars' classes in turn too
+              --report FILE    run nothing: report the rows saved in FILE (repeatable: the files' rows in
+                               the order given, e.g. one per suite) as a run would, with --compare,
+                               --html and --markdown
+              --alloc-budget FILE  fail (exit status 5) when a row allocates more per operation than FILE
+                               allows (alloc-budget.json: 0 = nothing; else bytes with 10 %% headroom)
+              --history DIR    keep this run in DIR (one file per run); the HTML draws each row's history
+              --trend          with --history: flag rows that moved >= 3%% the same way in each of the
+                               last 3 runs kept, with their series
               --help           this text
             """;
 
@@ -39,6 +48,14 @@ public final class BenchOptions {
     final Path html;
     /** Where the table goes as Markdown ({@code --markdown}), or null. */
     final Path markdown;
+    /** Saved results to report instead of running ({@code --report}); empty for a run. */
+    final List<Path> reports;
+    /** The allocation budget to hold the rows to ({@code --alloc-budget}), or null. */
+    final Path allocBudget;
+    /** Where runs are kept ({@code --history}), or null. */
+    final Path history;
+    /** Whether to report trends across the runs kept ({@code --trend}). */
+    final boolean trend;
     final Path out;
     final String backend;
     final boolean keep;
@@ -67,13 +84,18 @@ public final class BenchOptions {
     }
 
     private BenchOptions(boolean quick, List<String> suites, Path json, Path compare, Path html, Path markdown,
-                         Path out, String backend, boolean keep, boolean profile, Path against) {
+                         List<Path> reports, Path allocBudget, Path history, boolean trend, Path out,
+                         String backend, boolean keep, boolean profile, Path against) {
         this.quick = quick;
         this.suites = List.copyOf(suites);
         this.json = json;
         this.compare = compare;
         this.html = html;
         this.markdown = markdown;
+        this.reports = List.copyOf(reports);
+        this.allocBudget = allocBudget;
+        this.history = history;
+        this.trend = trend;
         this.out = out;
         this.backend = backend;
         this.keep = keep;
@@ -97,6 +119,10 @@ public final class BenchOptions {
         Path compare = null;
         Path html = null;
         Path markdown = null;
+        List<Path> reports = new ArrayList<>();
+        Path allocBudget = null;
+        Path history = null;
+        boolean trend = false;
         Path out = Path.of("target", "bench");
         String backend = "sqlite";
         boolean keep = false;
@@ -106,6 +132,8 @@ public final class BenchOptions {
             String a = args[i];
             switch (a) {
                 case "--quick" -> quick = true;
+                case "--trend" -> trend = true;
+                case "--history" -> history = Path.of(value(args, ++i, a));
                 case "--keep" -> keep = true;
                 case "--profile" -> profile = true;
                 case "--suite" -> {
@@ -122,6 +150,13 @@ public final class BenchOptions {
                 case "--compare" -> compare = Path.of(value(args, ++i, a));
                 case "--html" -> html = Path.of(value(args, ++i, a));
                 case "--markdown" -> markdown = Path.of(value(args, ++i, a));
+                case "--report" -> reports.add(Path.of(value(args, ++i, a)));
+                case "--alloc-budget" -> {
+                    allocBudget = Path.of(value(args, ++i, a));
+                    if (!Files.isRegularFile(allocBudget)) {
+                        throw new UsageException("--alloc-budget " + allocBudget + ": no such file");
+                    }
+                }
                 case "--out" -> out = Path.of(value(args, ++i, a));
                 case "--backend" -> {
                     backend = value(args, ++i, a);
@@ -146,7 +181,14 @@ public final class BenchOptions {
         if (against != null && !suites.contains("startup")) {
             throw new UsageException("--against is for the startup suite: add --suite startup");
         }
-        return new BenchOptions(quick, suites, json, compare, html, markdown, out, backend, keep, profile, against);
+        if (!reports.isEmpty() && (quick || against != null || keep || profile)) {
+            throw new UsageException("--report runs nothing: --quick, --keep, --profile and --against do not apply");
+        }
+        if (trend && history == null) {
+            throw new UsageException("--trend reads the runs kept by --history DIR: add it");
+        }
+        return new BenchOptions(quick, suites, json, compare, html, markdown, reports, allocBudget, history, trend, out,
+                backend, keep, profile, against);
     }
 
     private static String value(String[] args, int i, String flag) throws UsageException {

@@ -22,6 +22,11 @@ final class HtmlReport {
     }
 
     static String render(Results results, Results baseline, Comparison comparison) {
+        return render(results, baseline, comparison, Map.of());
+    }
+
+    /** With each row's history ({@link History#series}, oldest first) drawn as a line where it has two points. */
+    static String render(Results results, Results baseline, Comparison comparison, Map<String, List<Double>> history) {
         Map<String, Comparison.Change> changes = new LinkedHashMap<>();
         if (comparison != null) {
             comparison.changes().forEach(c -> changes.put(c.row(), c));
@@ -39,14 +44,14 @@ final class HtmlReport {
                 .append("table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ddd;padding:4px 8px;")
                 .append("text-align:right}td:first-child,th:first-child{text-align:left}")
                 .append(".improvement{background:#dcfce7}.regression{background:#fee2e2}.noise{background:#f3f4f6}")
-                .append(".new{background:#e0f2fe}figure{display:inline-block;margin:1em}</style></head><body>\n");
+                .append(".new{background:#e0f2fe}.unstable{background:#fef3c7}figure{display:inline-block;margin:1em}</style></head><body>\n");
         h.append("<h1>PulseBus benchmark</h1>\n<p>").append(esc(String.format(Locale.ROOT,
                 "PulseBus %s (%s), JDK %s, %s, %d cores, %s, backend %s%s, %s", m.pulsebus(), m.commit(), m.jdk(),
                 m.cpu(), m.cores(), m.os(), m.backend(), m.quick() ? ", QUICK run" : "", m.timestamp())))
                 .append("</p>\n");
         List<String> peers = new ArrayList<>();
         results.results().forEach(r -> r.peers().keySet().stream().filter(p -> !peers.contains(p)).forEach(peers::add));
-        h.append("<table><thead><tr><th>row</th><th>ops/s</th><th>p50 µs</th><th>p99 µs</th><th>p99.9 µs</th>")
+        h.append("<table><thead><tr><th>row</th><th>ops/s</th><th>spread</th><th>p50 µs</th><th>p99 µs</th><th>p99.9 µs</th>")
                 .append("<th>max µs</th><th>B/op</th>");
         peers.forEach(p -> h.append("<th>").append(esc(p)).append("</th>"));
         if (comparison != null) {
@@ -55,8 +60,10 @@ final class HtmlReport {
         h.append("</tr></thead><tbody>\n");
         for (Row r : results.results()) {
             Comparison.Change c = changes.get(r.name());
-            h.append("<tr").append(c == null ? "" : " class=\"" + c.verdict().label() + "\"").append("><td>")
-                    .append(esc(r.name())).append("</td><td>").append(Table.si(r.opsPerSec())).append("</td>");
+            String rowClass = c != null ? c.verdict().label() : r.unstable() ? "unstable" : null;
+            h.append("<tr").append(rowClass == null ? "" : " class=\"" + rowClass + "\"").append("><td>")
+                    .append(esc(r.name())).append("</td><td>").append(Table.si(r.opsPerSec())).append("</td><td>")
+                    .append(esc(Table.spread(r))).append("</td>");
             for (Double v : new Double[] {r.p50Us(), r.p99Us(), r.p999Us(), r.maxUs(), r.allocBytesPerOp()}) {
                 h.append("<td>").append(v == null ? "-" : String.format(Locale.ROOT, "%.2f", v)).append("</td>");
             }
@@ -87,10 +94,34 @@ final class HtmlReport {
                 h.append("<figure>").append(latencyChart(r, base.get(r.name())))
                         .append("<figcaption>latency percentiles (µs, log scale)</figcaption></figure>");
             }
+            List<Double> past = history.get(r.name());
+            if (past != null && past.size() >= 2) {
+                h.append("<figure class=\"history\">").append(historyChart(past)).append("<figcaption>")
+                        .append(r.opsPerSec() != null ? "ops/s" : r.p50Us() != null ? "p50 µs" : "B/op")
+                        .append(" over the last ").append(past.size()).append(" runs kept</figcaption></figure>");
+            }
             h.append('\n');
         }
         h.append("</body></html>\n");
         return h.toString();
+    }
+
+    /** A line through {@code values}, oldest left, scaled to their own range. */
+    private static String historyChart(List<Double> values) {
+        int w = 240;
+        int h = 60;
+        double lo = values.stream().mapToDouble(Double::doubleValue).min().orElse(0);
+        double hi = values.stream().mapToDouble(Double::doubleValue).max().orElse(1);
+        double span = hi - lo == 0 ? 1 : hi - lo;
+        StringBuilder s = svg(w, h);
+        s.append("<polyline fill=\"none\" stroke=\"").append(OURS_COLOUR).append("\" stroke-width=\"2\" points=\"");
+        for (int i = 0; i < values.size(); i++) {
+            double x = 5 + (w - 10) * (values.size() == 1 ? 0 : i / (double) (values.size() - 1));
+            double y = h - 5 - (h - 10) * (values.get(i) - lo) / span;
+            s.append(String.format(Locale.ROOT, "%.1f,%.1f ", x, y));
+        }
+        s.append("\"/>");
+        return s.append("</svg>").toString();
     }
 
     private static String throughputChart(Row r) {

@@ -12,6 +12,8 @@ import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.profile.GCProfiler;
 import org.openjdk.jmh.profile.JavaFlightRecorderProfiler;
 import org.openjdk.jmh.results.Result;
+import org.openjdk.jmh.results.BenchmarkResult;
+import org.openjdk.jmh.results.IterationResult;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
@@ -206,13 +208,25 @@ public final class JmhSuite implements Suite {
         }
         Row row = new Row(name, name + "." + spec.row(), "ops/s", median(ours),
                 p50, p90, p99, p999, max, allocPerOp,
-                (int) ours.getPrimaryResult().getStatistics().getN(), peerOps, spec.note());
+                (int) ours.getPrimaryResult().getStatistics().getN(), peerOps, spec.note()).withRounds(rounds(ours));
         if (spec.target() == null) {
             return row;
         }
         String verdict = spec.target().check(row);
         return new Row(row.suite(), row.name(), row.unit(), row.opsPerSec(), p50, p90, p99, p999, max,
-                allocPerOp, row.samples(), peerOps, spec.note().isEmpty() ? verdict : spec.note() + "; " + verdict);
+                allocPerOp, row.samples(), peerOps, spec.note().isEmpty() ? verdict : spec.note() + "; " + verdict,
+                row.rounds(), null);
+    }
+
+    /** Each measured iteration's score, in the order run (every fork's). */
+    private static List<Double> rounds(RunResult r) {
+        List<Double> rounds = new ArrayList<>();
+        for (BenchmarkResult b : r.getBenchmarkResults()) {
+            for (IterationResult i : b.getIterationResults()) {
+                rounds.add(i.getPrimaryResult().getScore());
+            }
+        }
+        return rounds;
     }
 
     /** The median of the measured rounds (JMH iterations): what comparisons of noisy runs should use. */

@@ -2,6 +2,7 @@ package dev.pulsebus.bench.harness;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -36,7 +37,7 @@ record Meta(String timestamp, String pulsebus, String commit, String jdk, List<S
         try {
             Process p = new ProcessBuilder("git", "describe", "--always", "--dirty", "--abbrev=7")
                     .redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes()).trim();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
             return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0 && !out.isEmpty() ? out : "unknown";
         } catch (IOException e) {
             return "unknown";

@@ -18,8 +18,8 @@ final class Table {
         Set<String> peers = new LinkedHashSet<>();
         results.results().forEach(r -> peers.addAll(r.peers().keySet()));
         int w = results.results().stream().mapToInt(r -> r.name().length()).max().orElse(3) + 1;
-        String row = "%-" + w + "s %10s %9s %9s %9s %9s %8s";
-        String head = String.format(Locale.ROOT, row, "row", "ops/s",
+        String row = "%-" + w + "s %10s %13s %9s %9s %9s %9s %8s";
+        String head = String.format(Locale.ROOT, row, "row", "ops/s", "spread",
                 "p50 us", "p99 us", "p99.9 us", "max us", "B/op");
         StringBuilder line = new StringBuilder(head);
         for (String p : peers) {
@@ -28,7 +28,7 @@ final class Table {
         sb.append(line).append(System.lineSeparator());
         sb.append("-".repeat(line.length())).append(System.lineSeparator());
         for (Row r : results.results()) {
-            sb.append(String.format(Locale.ROOT, row, r.name(), si(r.opsPerSec()),
+            sb.append(String.format(Locale.ROOT, row, r.name(), si(r.opsPerSec()), spread(r),
                     us(r.p50Us()), us(r.p99Us()), us(r.p999Us()), us(r.maxUs()), bytes(r.allocBytesPerOp())));
             for (String p : peers) {
                 sb.append(String.format(Locale.ROOT, " %22s", peer(r, p)));
@@ -37,13 +37,20 @@ final class Table {
         }
         sb.append(System.lineSeparator());
         sb.append("(NNx) = our ops/s divided by the peer's in this run; latency in microseconds, '-' where one "
-                + "operation is too short to time alone").append(System.lineSeparator());
+                + "operation is too short to time alone; spread = ± half the range of the row's rounds around their "
+                + "median, UNSTABLE where they lie more than 2x apart").append(System.lineSeparator());
         for (Row r : results.results()) {
             if (!r.note().isEmpty()) {
                 sb.append("  ").append(r.name()).append(": ").append(r.note()).append(System.lineSeparator());
             }
         }
         return sb.toString();
+    }
+
+    /** "±12%", "UNSTABLE ±80%", or "-" for a row measured once. */
+    static String spread(Row r) {
+        String s = Comparison.spreadText(r.spread());
+        return r.unstable() ? "UNSTABLE " + s : s;
     }
 
     /** 52100000 -> "52.1 M". */

@@ -50,6 +50,7 @@ public final class RawHttp implements AutoCloseable {
      * @throws EOFException when the server closed the connection before the response was whole (its
      *                      message says where); an {@link IOException} when it is not HTTP
      */
+    @SuppressWarnings("AssignmentExpression") // read headers until the empty line
     public Response read() throws IOException {
         String status = line();
         if (status == null) {

@@ -9,6 +9,8 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -42,6 +44,7 @@ public class RouterBench {
 
     /** A message as the pipeline would hand it over: fields, no work. */
     static final class Source implements CommandSource {
+        private static final CompletionStage<String> SENT = CompletableFuture.completedFuture("sent");
         private final String text;
         private final String user;
 
@@ -66,7 +69,8 @@ public class RouterBench {
         }
 
         @Override
-        public void reply(String reply) {
+        public CompletionStage<String> reply(String reply) {
+            return SENT;
         }
     }
 

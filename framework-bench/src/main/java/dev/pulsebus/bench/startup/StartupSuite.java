@@ -191,6 +191,7 @@ public final class StartupSuite implements Suite {
      * {@code startup.init}: the in-process probe in fresh JVMs, from an AOT cache too where the JDK has
      * them, and with {@code --against} on both server jars' classes in turn.
      */
+    @SuppressWarnings("StringSplitter") // a class path has no empty entries to keep
     private static Row init(Context ctx, Path jar, Path against) throws Exception {
         String java = ctx.java();
         Path dir = ctx.dir();
@@ -317,6 +318,7 @@ public final class StartupSuite implements Suite {
      * A bare Netty server: a jar of the do-nothing server ({@link BareNetty}, {@link NoopServer}) and
      * Netty's jars from this JVM's class path.
      */
+    @SuppressWarnings("StringSplitter") // a class path has no empty entries to keep
     private static String bareNettyClassPath(Path dir) throws IOException {
         List<String> cp = new ArrayList<>(List.of(jarOf(dir.resolve("bare-netty.jar"), BareNetty.class, NoopServer.class)
                 .toString()));

@@ -51,4 +51,23 @@ class BenchMainTest {
         assertThat(results.results()).extracting(Row::name).containsExactly("before.a", "after.a", "after.b");
         assertThat(failed).containsExactly("broken");
     }
+
+    @Test
+    void savedResultsAreReportedTogetherInTheOrderGiven() throws Exception {
+        Map<String, Suite> suites = new LinkedHashMap<>();
+        suites.put("one", suite("one", List.of(row("one.a"), row("one.b")), null));
+        suites.put("two", suite("two", List.of(row("two.a")), null));
+        Path one = dir.resolve("one.json");
+        Path two = dir.resolve("two.json");
+        BenchMain.run(BenchOptions.parse(new String[] {"--suite", "one", "--out", dir.toString()}, suites.keySet()),
+                suites, new ArrayList<>()).write(one);
+        BenchMain.run(BenchOptions.parse(new String[] {"--suite", "two", "--out", dir.toString()}, suites.keySet()),
+                suites, new ArrayList<>()).write(two);
+
+        BenchOptions report = BenchOptions.parse(new String[] {"--report", two.toString(), "--report", one.toString()},
+                suites.keySet());
+
+        assertThat(BenchMain.saved(report.reports).results()).extracting(Row::name)
+                .containsExactly("two.a", "one.a", "one.b");
+    }
 }

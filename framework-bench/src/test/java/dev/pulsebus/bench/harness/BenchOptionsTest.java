@@ -57,6 +57,8 @@ class BenchOptionsTest {
                 .hasMessageContaining("unknown backend 'oracle'");
         assertThatThrownBy(() -> BenchOptions.parse(new String[] {"--against", "no/such/server.jar"}, SUITES))
                 .hasMessage("--against no/such/server.jar: no such file (a pulsebus-server.jar)");
+        assertThatThrownBy(() -> BenchOptions.parse(new String[] {"--report", "saved.json", "--quick"}, SUITES))
+                .hasMessageContaining("--report runs nothing");
     }
 
     @Test

@@ -127,10 +127,66 @@ class ComparisonTest {
         assertThat(BenchMain.report(options, BASELINE, BenchMain.readBaseline(baselineFile))).isZero();
     }
 
+    /** A row whose five rounds lie around {@code median}, {@code spread} apart from lowest to highest (relative). */
+    private static Row rounds(String name, double median, double spread) {
+        double half = median * spread / 2;
+        return row(name, median, 0, null).withRounds(List.of(median - half, median - half / 2, median,
+                median + half / 2, median + half));
+    }
+
+    @Test
+    void aTenPercentMoveWithinAThirtyPercentSpreadIsNoise() {
+        Comparison c = Comparison.of(results(rounds("event.a", 100e6, 0.30)), results(rounds("event.a", 90e6, 0.30)));
+
+        assertThat(c.changes()).singleElement().satisfies(ch -> {
+            assertThat(ch.verdict()).isEqualTo(Comparison.Verdict.NOISE);
+            assertThat(ch.headline().render()).contains("-10.0%").contains("spread ±15% -> ±15%");
+        });
+    }
+
+    @Test
+    void aTenPercentMoveWithATwoPercentSpreadIsARegression() {
+        Comparison c = Comparison.of(results(rounds("event.a", 100e6, 0.02)), results(rounds("event.a", 90e6, 0.02)));
+
+        assertThat(c.changes()).singleElement().extracting(Comparison.Change::verdict)
+                .isEqualTo(Comparison.Verdict.REGRESSION);
+    }
+
+    @Test
+    void aRowWhoseRoundsLieThreeTimesApartIsUnstableAndExitsWithFour() throws Exception {
+        Row wild = row("event.a", 100e6, 0, null).withRounds(List.of(50e6, 80e6, 100e6, 120e6, 150e6));
+        Path baselineFile = dir.resolve("baseline.json");
+        results(rounds("event.a", 100e6, 0.02)).write(baselineFile);
+        BenchOptions options = BenchOptions.parse(new String[] {"--out", dir.toString(), "--compare",
+            baselineFile.toString()}, BenchOptionsTest.SUITES);
+
+        Comparison c = Comparison.of(BenchMain.readBaseline(baselineFile), results(wild));
+
+        assertThat(wild.spread().max() / wild.spread().min()).isEqualTo(3.0);
+        assertThat(c.changes()).singleElement().extracting(Comparison.Change::verdict)
+                .isEqualTo(Comparison.Verdict.UNSTABLE);
+        assertThat(Table.render(results(wild))).contains("UNSTABLE");
+        assertThat(HtmlReport.render(results(wild), null, null)).contains("class=\"unstable\"");
+        assertThat(BenchMain.report(options, results(wild), BenchMain.readBaseline(baselineFile))).isEqualTo(4);
+    }
+
+    @Test
+    void roundsAndTheirSpreadAreKeptInTheJson() throws Exception {
+        Row r = row("event.a", 100e6, 0, null).withRounds(List.of(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0));
+        Path file = dir.resolve("r.json");
+        results(r).write(file);
+
+        Row back = Results.read(file).results().get(0);
+        assertThat(back.rounds()).hasSize(10);
+        assertThat(back.spread()).isEqualTo(new Spread(1.0, 5.5, 10.0, 1.0, 10.0));
+        assertThat(Results.JSON.readTree(file.toFile()).at("/results/0/spread/median").asDouble()).isEqualTo(5.5);
+        assertThat(Spread.of(List.of(1.0, 2.0, 3.0)).ciLow()).as("too few rounds for an interval").isNull();
+    }
+
     @Test
     void aMissingBaselineIsAUsageError() {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> BenchMain.readBaseline(dir.resolve("nope.json")))
-                .isInstanceOf(BenchOptions.UsageException.class).hasMessageContaining("cannot read baseline");
+                .isInstanceOf(BenchOptions.UsageException.class).hasMessageContaining("cannot read results");
     }
 
     @Test
