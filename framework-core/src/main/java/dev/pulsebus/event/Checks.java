@@ -1,6 +1,7 @@
 package dev.pulsebus.event;
 
 import java.time.Instant;
+import java.util.Map;
 import java.util.Objects;
 
 /** The null checks every event record's constructor shares. */
@@ -24,6 +25,11 @@ final class Checks {
 
     static String subType(String subType) {
         return subType == null ? "" : subType;
+    }
+
+    /** A message's platform fields beyond the record's own: immutable, empty when {@code null}. */
+    static Map<String, Object> extra(Map<String, Object> extra) {
+        return extra == null ? Map.of() : Map.copyOf(extra);
     }
 
     static ReplyChannel channel(ReplyChannel channel) {

@@ -1,17 +1,26 @@
 package dev.pulsebus.event;
 
 import java.time.Instant;
+import java.util.Map;
 import java.util.Objects;
 
 /** A message in group {@code groupId} from {@code userId}. */
 public record GroupMessage(String id, Instant time, Self self, String subType, String messageId, Message message,
-                           String userId, String groupId, ReplyChannel replyChannel) implements MessageEvent {
+                           String userId, String groupId, ReplyChannel replyChannel,
+                           Map<String, Object> extra) implements MessageEvent {
 
     public GroupMessage {
         Checks.message(id, time, self, messageId, message, userId);
         Objects.requireNonNull(groupId, "groupId");
         subType = Checks.subType(subType);
         replyChannel = Checks.channel(replyChannel);
+        extra = Checks.extra(extra);
+    }
+
+    /** Without platform fields beyond the record's own ({@link #extra()} empty). */
+    public GroupMessage(String id, Instant time, Self self, String subType, String messageId, Message message,
+            String userId, String groupId, ReplyChannel replyChannel) {
+        this(id, time, self, subType, messageId, message, userId, groupId, replyChannel, Map.of());
     }
 
     @Override
@@ -31,6 +40,6 @@ public record GroupMessage(String id, Instant time, Self self, String subType, S
 
     @Override
     public GroupMessage withReplyChannel(ReplyChannel channel) {
-        return new GroupMessage(id, time, self, subType, messageId, message, userId, groupId, channel);
+        return new GroupMessage(id, time, self, subType, messageId, message, userId, groupId, channel, extra);
     }
 }

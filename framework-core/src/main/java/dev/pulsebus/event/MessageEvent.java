@@ -1,6 +1,7 @@
 package dev.pulsebus.event;
 
 import dev.pulsebus.bus.KeyedEvent;
+import java.util.Map;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -19,6 +20,13 @@ public sealed interface MessageEvent extends Event, KeyedEvent permits PrivateMe
 
     /** The chat the message was posted in. */
     ChatRef chat();
+
+    /**
+     * What the platform sent that this record has no component for (a sender's nickname, the raw text),
+     * by the platform's field names, as JSON values (maps, lists, strings, numbers, booleans); immutable,
+     * empty when the adapter keeps nothing.
+     */
+    Map<String, Object> extra();
 
     /** How replies reach the chat; set by the pipeline. */
     ReplyChannel replyChannel();

@@ -19,7 +19,9 @@ import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import dev.pulsebus.onebot.OneBotAdapter;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
@@ -28,7 +30,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Routes requests: {@code /health}, {@code /metrics}, the chat API ({@link ChatApi}) and modules' routes.
+ * Routes requests: {@code /health}, {@code /metrics}, the chat API ({@link ChatApi}), the OneBot adapters'
+ * reverse WebSocket and HTTP paths ({@code /onebot/...}, {@link OneBotAdapter#route}) and modules' routes.
  * Everything that may wait (storage, metrics scrape, health ping) runs on a virtual
  * thread of {@code work}; the I/O thread only parses, checks and writes. Every error is JSON
  * {@code {"error": "...", "status": n}}.
@@ -59,10 +62,12 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private final Runnable beforeScrape; // waits for the JVM meters, bound once the server listens
     private final HealthCheck health;
     private final Routes routes;
+    private final List<OneBotAdapter> onebot;
     private final byte @Nullable [] token;
 
     HttpHandler(ServerConfig config, ChatApi chat, CountedResponses out, ExecutorService work,
-                @Nullable PrometheusMeterRegistry prometheus, Runnable beforeScrape, HealthCheck health, Routes routes) {
+                @Nullable PrometheusMeterRegistry prometheus, Runnable beforeScrape, HealthCheck health, Routes routes,
+                List<OneBotAdapter> onebot) {
         super(true);
         this.config = config;
         this.chat = chat;
@@ -72,6 +77,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         this.beforeScrape = beforeScrape;
         this.health = health;
         this.routes = routes;
+        this.onebot = onebot;
         this.token = config.token().isEmpty() ? null : ("Bearer " + config.token()).getBytes(StandardCharsets.UTF_8);
     }
 
@@ -116,6 +122,13 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                 chat.handle(ctx, req, uri, path, keepAlive);
             }
             return;
+        }
+        if (path.startsWith("/onebot/")) {
+            for (OneBotAdapter a : onebot) { // its own access token and signature; the upgrade or event answered there
+                if (a.route(ctx, req, path)) {
+                    return;
+                }
+            }
         }
         if (path.startsWith("/modules/")) {
             if (authorized(ctx, req)) {

@@ -35,7 +35,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import dev.pulsebus.onebot.OneBotAdapter;
+import dev.pulsebus.onebot.OneBotSettings;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
@@ -70,6 +73,7 @@ public final class PulseBusServer implements AutoCloseable {
     private final LongPollRooms polls;
     private final HttpChat chat;
     private final MessagePipeline pipeline;
+    private final List<OneBotAdapter> onebot;
     private final ModuleHost modules;
     private final Config liveConfig;
     private final Routes routes = new Routes();
@@ -139,9 +143,20 @@ public final class PulseBusServer implements AutoCloseable {
             RoomHistory rooms = new RoomHistory(transcripts);
             polls.reader(rooms);
             this.chat = new HttpChat(transcripts, rooms, polls, Clock.systemUTC(), instance, config.maxPendingMessages());
-            this.pipeline = MessagePipeline.builder(bus).commands(commands).adapter(chat).transcripts(transcripts)
+            MessagePipeline.Builder pb = MessagePipeline.builder(bus).commands(commands).adapter(chat)
+                    .transcripts(transcripts)
                     .recordWhen(c -> !HttpChat.PLATFORM.equals(c.platform())) // the http platform records its own
-                    .meterRegistry(registry).build();
+                    .meterRegistry(registry);
+            List<OneBotAdapter> onebot = new ArrayList<>();
+            for (OneBotSettings s : config.onebot()) {
+                if (s.enabled()) {
+                    OneBotAdapter a = OneBotAdapter.create(s, registry);
+                    onebot.add(a);
+                    pb.adapter(a); // started and stopped by the pipeline, with the http platform
+                }
+            }
+            this.onebot = List.copyOf(onebot);
+            this.pipeline = pb.build();
             // transcripts flush: within the time left, but what the storage and event loops after it need
             opened.add("pipeline", left -> pipeline.close(Duration.ofNanos(left - reserve(left))));
             this.modules = ModuleHost.builder(bus, commands).pipeline(pipeline).kv(storage.kv()).config(liveConfig)
@@ -154,7 +169,7 @@ public final class PulseBusServer implements AutoCloseable {
 
             CountedResponses out = new CountedResponses(registry);
             HttpHandler handler = new HttpHandler(config, new ChatApi(config, chat, rooms, polls, work, out), out, work,
-                    config.metricsEnabled() ? registry : null, jvmMeters::await, this::health, routes);
+                    config.metricsEnabled() ? registry : null, jvmMeters::await, this::health, routes, onebot);
             this.initializer = new ServerInitializer(config, handler);
             bindMeters();
             Class<? extends ServerChannel> channel = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
@@ -220,6 +235,11 @@ public final class PulseBusServer implements AutoCloseable {
         return pipeline;
     }
 
+    /** The OneBot adapters enabled in the configuration ({@code [adapters.onebot11]}, {@code [adapters.onebot12]}). */
+    public List<OneBotAdapter> onebot() {
+        return onebot;
+    }
+
     public Storage storage() {
         return storage;
     }
@@ -252,7 +272,8 @@ public final class PulseBusServer implements AutoCloseable {
     }
 
     /**
-     * {@code /health}: DOWN (503) when storage is down, DEGRADED when transcripts fail, otherwise UP; why
+     * {@code /health}: DOWN (503) when storage is down, DEGRADED when transcripts fail or a OneBot bot is down
+     * (each one a component {@code onebot11:<self_id>}), otherwise UP; why
      * storage is down ({@code error}, an exception's text that can name database hosts and users) only
      * {@code withError}, for a client the token admits. The answers are written again only when something
      * in them changed: asked many times a second, it mostly has not, and they are then the same bytes.
@@ -265,28 +286,39 @@ public final class PulseBusServer implements AutoCloseable {
         long received = chat.received.sum();
         long handled = chat.handled.sum();
         String error = storageUp ? null : storage.lastError();
+        long platforms = 0;
+        for (OneBotAdapter a : onebot) {
+            platforms = platforms * 31 + a.healthState();
+        }
         LastHealth last = lastHealth;
-        if (last != null && last.same(storageUp, transcriptsUp, httpUp, uptime, received, handled, error)) {
+        if (last != null && last.same(storageUp, transcriptsUp, httpUp, uptime, received, handled, error, platforms)) {
             return withError ? last.explained : last.states;
         }
-        String status = !storageUp ? "DOWN" : !transcriptsUp ? "DEGRADED" : "UP";
+        Map<String, Boolean> bots = new java.util.LinkedHashMap<>();
+        for (OneBotAdapter a : onebot) {
+            bots.putAll(a.health());
+        }
+        boolean botsUp = !bots.containsValue(false);
+        String status = !storageUp ? "DOWN" : !transcriptsUp || !botsUp ? "DEGRADED" : "UP";
         HttpResponseStatus code = storageUp ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE;
         HttpHandler.Health states = new HttpHandler.Health(code, Responses.health(status, instance, VERSION, uptime,
-                received, handled, storageUp, transcriptsUp, httpUp, null));
+                received, handled, storageUp, transcriptsUp, httpUp, bots, null));
         HttpHandler.Health explained = error == null ? states : new HttpHandler.Health(code, Responses.health(status,
-                instance, VERSION, uptime, received, handled, storageUp, transcriptsUp, httpUp, error));
-        lastHealth = new LastHealth(storageUp, transcriptsUp, httpUp, uptime, received, handled, error, states, explained);
+                instance, VERSION, uptime, received, handled, storageUp, transcriptsUp, httpUp, bots, error));
+        lastHealth = new LastHealth(storageUp, transcriptsUp, httpUp, uptime, received, handled, error, platforms,
+                states, explained);
         return withError ? explained : states;
     }
 
     /** The last {@code /health} answers (states only, and with the error) and what they were written from. */
     private record LastHealth(boolean storageUp, boolean transcriptsUp, boolean httpUp, long uptime, long received,
-                              long handled, @Nullable String error, HttpHandler.Health states,
+                              long handled, @Nullable String error, long platforms, HttpHandler.Health states,
                               HttpHandler.Health explained) {
         boolean same(boolean storageUp, boolean transcriptsUp, boolean httpUp, long uptime, long received, long handled,
-                     @Nullable String error) {
+                     @Nullable String error, long platforms) {
             return storageUp == this.storageUp && transcriptsUp == this.transcriptsUp && httpUp == this.httpUp
                     && uptime == this.uptime && received == this.received && handled == this.handled
+                    && platforms == this.platforms
                     && Objects.equals(error, this.error);
         }
     }

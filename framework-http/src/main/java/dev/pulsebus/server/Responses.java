@@ -172,7 +172,8 @@ final class Responses {
 
     /** {@code /health}'s body, written without a tree (it is the most asked-for path). */
     static byte[] health(String status, String instance, String version, long uptimeSeconds, long received,
-                         long handled, boolean storageUp, boolean transcriptsUp, boolean httpUp, @Nullable String error) {
+                         long handled, boolean storageUp, boolean transcriptsUp, boolean httpUp,
+                         java.util.Map<String, Boolean> platforms, @Nullable String error) {
         return write(g -> {
             g.writeStartObject();
             g.writeStringField("status", status);
@@ -187,6 +188,9 @@ final class Responses {
             g.writeStringField("storage", storageUp ? "UP" : "DOWN");
             g.writeStringField("transcripts", transcriptsUp ? "UP" : "DOWN");
             g.writeStringField("http", httpUp ? "UP" : "DOWN");
+            for (java.util.Map.Entry<String, Boolean> p : platforms.entrySet()) {
+                g.writeStringField(p.getKey(), p.getValue() ? "UP" : "DOWN");
+            }
             g.writeEndObject();
             if (error != null) {
                 g.writeStringField("error", error);

@@ -4,7 +4,9 @@ import dev.pulsebus.config.Config;
 import dev.pulsebus.config.ConfigException;
 import dev.pulsebus.config.ConfigSnapshot;
 import java.nio.file.Path;
+import dev.pulsebus.onebot.OneBotSettings;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -21,7 +23,7 @@ public record ServerConfig(
         String instance, boolean metricsEnabled,
         Path dataDir, String jdbcUrl, String username, String password, String synchronous, long cacheSize,
         int keepPerChat, int maxAgeDays,
-        Path modulesDir, Map<String, Map<String, String>> modules, @Nullable Path file) {
+        Path modulesDir, Map<String, Map<String, String>> modules, List<OneBotSettings> onebot, @Nullable Path file) {
 
     private static final Map<String, Set<String>> KNOWN = Map.of(
             "server", Set.of("host", "port", "token", "max_body_bytes", "max_header_bytes", "max_connections",
@@ -30,7 +32,10 @@ public record ServerConfig(
             "metrics", Set.of("enabled"),
             "storage", Set.of("data_dir", "jdbc_url", "username", "password", "synchronous", "cache_size"),
             "transcript", Set.of("keep_per_chat", "max_age_days"),
-            "modules", Set.of());
+            "modules", Set.of(),
+            "adapters", Set.of());
+    /** The adapters' sections, {@code [adapters.onebot11]} and {@code [adapters.onebot12]}, by OneBot version. */
+    private static final Map<String, Integer> ADAPTERS = Map.of("onebot11", 11, "onebot12", 12);
 
     /** Defaults only (no file). */
     public static ServerConfig defaults() {
@@ -46,7 +51,14 @@ public record ServerConfig(
     public static ServerConfig load(@Nullable Path file, boolean optional, Map<String, String> env) {
         for (String name : env.keySet()) {
             String key = Config.keyOf(name);
-            if (key != null && !key.startsWith("modules.")) {
+            if (key != null && key.startsWith("adapters.")) {
+                String rest = key.substring("adapters.".length());
+                int dot = rest.indexOf('.');
+                if (dot < 0 || !ADAPTERS.containsKey(rest.substring(0, dot))
+                        || !OneBotSettings.KEYS.contains(rest.substring(dot + 1))) {
+                    throw new ConfigException("environment variable " + name + " names no setting (" + key + ")");
+                }
+            } else if (key != null && !key.startsWith("modules.")) {
                 int dot = key.indexOf('.');
                 Set<String> keys = dot < 0 ? null : KNOWN.get(key.substring(0, dot));
                 if (keys == null || !keys.contains(key.substring(dot + 1))) {
@@ -61,6 +73,7 @@ public record ServerConfig(
 
     static ServerConfig from(ConfigSnapshot snapshot, String source, @Nullable Path file) {
         Map<String, Map<String, String>> modules = new LinkedHashMap<>();
+        Map<String, Map<String, String>> adapters = new LinkedHashMap<>();
         for (String key : new TreeSet<>(snapshot.asMap().keySet())) {
             int dot = key.indexOf('.');
             String section = dot < 0 ? key : key.substring(0, dot);
@@ -76,6 +89,16 @@ public record ServerConfig(
                     modules.computeIfAbsent(rest.substring(0, cut), m -> new LinkedHashMap<>())
                             .put(rest.substring(cut + 1), snapshot.getString(key, ""));
                 }
+            } else if (section.equals("adapters")) {
+                int cut = rest.indexOf('.');
+                String adapter = cut < 0 ? rest : rest.substring(0, cut);
+                if (!ADAPTERS.containsKey(adapter) || cut < 0) {
+                    throw new ConfigException(source + ": unknown section [adapters." + adapter
+                            + "]; known: adapters.onebot11, adapters.onebot12");
+                }
+                // text as it is: a token 0123 stays 0123 (an integer setting is parsed where it is read)
+                adapters.computeIfAbsent(adapter, a -> new LinkedHashMap<>())
+                        .put(rest.substring(cut + 1), snapshot.getString(key, ""));
             } else if (!keys.contains(rest)) {
                 throw new ConfigException(source + ": unknown setting " + key + "; known in [" + section + "]: "
                         + String.join(", ", keys.stream().sorted().toList()));
@@ -105,7 +128,9 @@ public record ServerConfig(
                 r.integer("transcript", "max_age_days", 30, 1, 36_500),
                 Path.of("modules"),
                 modules.entrySet().stream().collect(java.util.stream.Collectors.toUnmodifiableMap(
-                        Map.Entry::getKey, e -> Map.copyOf(e.getValue()))), file);
+                        Map.Entry::getKey, e -> Map.copyOf(e.getValue()))),
+                adapters.entrySet().stream().map(e -> OneBotSettings.read(
+                        ADAPTERS.getOrDefault(e.getKey(), 11), e.getValue(), source)).toList(), file); // keys checked above
     }
 
     /** This config with the command line's overrides. */
@@ -113,7 +138,7 @@ public record ServerConfig(
         return new ServerConfig(host, port != null ? port : this.port, token, maxBodyBytes, maxHeaderBytes,
                 maxConnections, requestTimeoutMs, maxPendingMessages, maxPollTimeoutMs, shutdownTimeoutMs, instance,
                 metricsEnabled, dataDir != null ? dataDir : this.dataDir, jdbcUrl, username, password, synchronous,
-                cacheSize, keepPerChat, maxAgeDays, modulesDir, modules, file);
+                cacheSize, keepPerChat, maxAgeDays, modulesDir, modules, onebot, file);
     }
 
     /** Typed reads of one setting with its default and range, naming the setting when it is wrong. */

@@ -1,5 +1,6 @@
 package dev.pulsebus.server;
 
+import dev.pulsebus.onebot.OneBotSettings;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
@@ -29,7 +30,8 @@ import java.util.concurrent.atomic.LongAdder;
  * The server's pipeline, in order: {@link ConnectionLimit} (refuse past {@code max_connections}),
  * {@link Linger} (close without a reset after a refusal), the HTTP codec (request line and header
  * limits), {@link RequestTimeout} (close clients that do not finish a request in time), {@link BodyLimit}
- * (aggregates the body, 413 past {@code max_body_bytes}), then the {@link HttpHandler}.
+ * (aggregates the body, 413 past {@code max_body_bytes}; {@code max_frame_bytes} on OneBot's paths), then the
+ * {@link HttpHandler}. A OneBot reverse WebSocket replaces the HTTP handlers after its upgrade.
  */
 final class ServerInitializer extends ChannelInitializer<SocketChannel> {
 
@@ -39,8 +41,13 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     private final ConnectionLimit limit;
     private final HttpHandler handler;
 
+    /** The largest body a OneBot adapter takes on its paths ({@code max_frame_bytes}); 0 when none is enabled. */
+    private final int onebotBodyBytes;
+
     ServerInitializer(ServerConfig config, HttpHandler handler) {
         this.config = config;
+        this.onebotBodyBytes = config.onebot().stream().filter(OneBotSettings::enabled)
+                .mapToInt(OneBotSettings::maxFrameBytes).max().orElse(0);
         this.limit = new ConnectionLimit(config.maxConnections());
         this.handler = handler;
     }
@@ -58,6 +65,9 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
                 .addLast("timeout", new RequestTimeout(config.requestTimeoutMs()))
                 .addLast("body", new BodyLimit(config.maxBodyBytes()))
                 .addLast("handler", handler);
+        if (onebotBodyBytes > config.maxBodyBytes()) {
+            ch.pipeline().addBefore("body", "onebot-body", new OneBotBodyLimit(onebotBodyBytes));
+        }
     }
 
     /**
@@ -233,6 +243,28 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
             deadline = 0;
             Responses.refuse(ctx, HttpResponseStatus.REQUEST_TIMEOUT,
                     "no complete request within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
+        }
+    }
+
+    /**
+     * Events a OneBot implementation posts to {@code /onebot/...} may be as large as its
+     * {@code max_frame_bytes} (1 MiB), past the chat API's {@code max_body_bytes}: on the first such request
+     * the connection's body limit becomes that (an implementation posts on connections of its own).
+     */
+    static final class OneBotBodyLimit extends ChannelInboundHandlerAdapter {
+        private final int maxBytes;
+
+        OneBotBodyLimit(int maxBytes) {
+            this.maxBytes = maxBytes;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof io.netty.handler.codec.http.HttpRequest req && req.uri().startsWith("/onebot/")) {
+                ctx.pipeline().replace("body", "body", new BodyLimit(maxBytes));
+                ctx.pipeline().remove(this);
+            }
+            ctx.fireChannelRead(msg);
         }
     }
 

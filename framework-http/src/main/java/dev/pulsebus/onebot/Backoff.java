@@ -1,0 +1,32 @@
+package dev.pulsebus.onebot;
+
+import java.util.function.DoubleSupplier;
+
+/**
+ * Reconnect delays: 0.5 s doubling to at most 30 s, each one drawn between half of it and all of it
+ * (jitter, so that many bots cut off together do not come back in step); {@link #reset} after a
+ * connection that worked. Confined to one thread at a time (the client's event loop).
+ */
+final class Backoff {
+
+    static final long BASE_MILLIS = 500;
+    static final long CAP_MILLIS = 30_000;
+
+    private final DoubleSupplier random;
+    private int attempts;
+
+    Backoff(DoubleSupplier random) {
+        this.random = random;
+    }
+
+    /** The delay before the next attempt, in ms. */
+    long next() {
+        long full = Math.min(CAP_MILLIS, BASE_MILLIS << Math.min(attempts, 16));
+        attempts++;
+        return full / 2 + (long) (random.getAsDouble() * (full - full / 2));
+    }
+
+    void reset() {
+        attempts = 0;
+    }
+}

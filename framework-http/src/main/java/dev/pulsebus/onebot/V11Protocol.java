@@ -1,0 +1,82 @@
+package dev.pulsebus.onebot;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pulsebus.event.ChatRef;
+import dev.pulsebus.pipeline.OutboundMessage;
+import io.netty.buffer.ByteBuf;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * OneBot v11: {@code post_type} {@code message} (private, group), {@code notice}, {@code request} and
+ * {@code meta_event} onto the records, read by {@link V11Decoder}. v11 events have no id; one is made from the bot and the
+ * {@code message_id} (messages), the {@code flag} (requests) or a digest of the frame (notices, meta
+ * events), so a retransmitted frame gets the same id and the pipeline drops it. The {@code notice_type},
+ * {@code request_type} or {@code meta_event_type} is the record's {@code detailType}; every field the
+ * record has no component for is kept in its {@code fields} or {@code extra}, under the v11 name.
+ */
+final class V11Protocol extends Protocol {
+
+    V11Protocol() {
+        super(11);
+    }
+
+    @Override
+    @Nullable Object decode(ByteBuf frame, String selfHint, OneBotMetrics metrics) {
+        Object decoded = V11Decoder.decode(frame, selfHint, platform, metrics);
+        if (decoded == RESPONSE) {
+            JsonNode node = tree(frame);
+            return node == null ? NOT_JSON : node;
+        }
+        return decoded;
+    }
+
+    @Override
+    Action send(OutboundMessage m) {
+        ObjectNode params = JsonNodeFactory.instance.objectNode();
+        ChatRef chat = m.chat();
+        String action;
+        switch (chat.detailType()) {
+            case ChatRef.PRIVATE -> {
+                action = "send_private_msg";
+                putId(params, "user_id", chat.id());
+            }
+            case ChatRef.GROUP -> {
+                action = "send_group_msg";
+                putId(params, "group_id", chat.id());
+            }
+            default -> throw new IllegalArgumentException("OneBot v11 has no channels: cannot send to " + chat);
+        }
+        params.set("message", V11Segments.write(m.message(), m.replyTo()));
+        return new Action(action, params);
+    }
+
+    @Override
+    void putId(ObjectNode params, String key, String id) {
+        long n = digits(id);
+        if (n >= 0) {
+            params.put(key, n);
+        } else {
+            params.put(key, id);
+        }
+    }
+
+    /** {@code id} as a number when it is 1-18 digits, else -1. */
+    private static long digits(String id) {
+        if (id.isEmpty() || id.length() > 18) {
+            return -1;
+        }
+        long n = 0;
+        for (int i = 0; i < id.length(); i++) {
+            char c = id.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            n = n * 10 + (c - '0');
+        }
+        return n;
+    }
+
+
+}

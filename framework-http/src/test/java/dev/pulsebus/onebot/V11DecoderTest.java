@@ -1,0 +1,93 @@
+package dev.pulsebus.onebot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pulsebus.event.GroupMessage;
+import dev.pulsebus.event.NoticeEvent;
+import dev.pulsebus.event.PrivateMessage;
+import dev.pulsebus.event.Segment;
+import io.netty.buffer.Unpooled;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class V11DecoderTest {
+
+    private final OneBotMetrics metrics = new OneBotMetrics("11");
+
+    private Object decode(String json) {
+        return new V11Protocol().decode(Unpooled.wrappedBuffer(json.getBytes(StandardCharsets.UTF_8)), "", metrics);
+    }
+
+    @Test
+    void readsAGroupMessageWithReplyMentionTextImageAndSender() {
+        GroupMessage m = (GroupMessage) decode("""
+                {"self_id": 10001000, "user_id": 12345678, "time": 1515204254, "message_id": -2147480000,
+                 "real_id": 1, "message_type": "group", "sender": {"user_id": 12345678, "nickname": "n",
+                 "card": "c", "role": "admin"}, "raw_message": "[CQ:reply,id=1]hi", "font": 14, "sub_type": "normal",
+                 "message": [{"type": "reply", "data": {"id": "1"}}, {"type": "at", "data": {"qq": 10001000, "name": "b"}},
+                  {"type": "text", "data": {"text": " hi"}},
+                  {"data": {"file": "a.jpg", "url": "https://x/a.jpg", "file_size": "10"}, "type": "image"},
+                  {"type": "forward", "data": {"id": "f1", "content": [{"x": 1}]}}],
+                 "message_format": "array", "post_type": "message", "group_id": 123456}""");
+        assertThat(m.id()).isEqualTo("10001000:m:-2147480000");
+        assertThat(m.groupId()).isEqualTo("123456");
+        assertThat(m.userId()).isEqualTo("12345678");
+        assertThat(m.time().getEpochSecond()).isEqualTo(1515204254);
+        assertThat(m.message().segments()).containsExactly(new Segment.Reply("1", null),
+                new Segment.Mention("10001000"), new Segment.Text(" hi"), new Segment.Image("https://x/a.jpg"),
+                new Segment.Other("forward", Map.of("id", "f1", "content", java.util.List.of(Map.of("x", 1L)))));
+        assertThat(m.extra()).containsEntry("real_id", 1L).containsEntry("font", 14L)
+                .containsEntry("message_format", "array").doesNotContainKeys("message_id", "group_id", "user_id");
+        assertThat(m.extra().get("sender")).isEqualTo(Map.of("user_id", 12345678L, "nickname", "n", "card", "c",
+                "role", "admin"));
+    }
+
+    @Test
+    void aResponseIsReturnedAsItsTree() {
+        Object r = decode("{\"status\": \"ok\", \"retcode\": 0, \"data\": {\"message_id\": 5}, \"echo\": \"7\"}");
+        assertThat(r).isInstanceOf(JsonNode.class);
+        assertThat(((JsonNode) r).path("data").path("message_id").asInt()).isEqualTo(5);
+        assertThat(decode("{\"a\": [1,")).isSameAs(Protocol.NOT_JSON);
+        assertThat(decode("[1]")).isSameAs(Protocol.NOT_JSON);
+    }
+
+    @Test
+    void theStringFormAndTheArrayFormGiveTheSameMessage() {
+        PrivateMessage string = (PrivateMessage) decode("""
+                {"post_type": "message", "message_type": "private", "self_id": 1, "message_id": 2, "user_id": 3,
+                 "message": "[CQ:at,qq=all]a&#91;b&#93;[CQ:face,id=178]"}""");
+        PrivateMessage array = (PrivateMessage) decode("""
+                {"post_type": "message", "message_type": "private", "self_id": 1, "message_id": 2, "user_id": 3,
+                 "message": [{"type": "at", "data": {"qq": "all"}}, {"type": "text", "data": {"text": "a[b]"}},
+                  {"type": "face", "data": {"id": "178"}}]}""");
+        assertThat(string.message()).isEqualTo(array.message());
+    }
+
+    @Test
+    void aRetransmittedNoticeGetsTheSameIdAndNullsAreLeftOutAndCounted() {
+        String frame = Fixtures.V11_NOTICES[4][2];
+        NoticeEvent a = (NoticeEvent) decode(frame);
+        NoticeEvent b = (NoticeEvent) decode(frame);
+        assertThat(a.id()).isEqualTo(b.id()).startsWith("10001000:n:");
+        assertThat(a.fields()).containsEntry("duration", 600L).doesNotContainKey("notice_type");
+        NoticeEvent other = (NoticeEvent) decode(frame.replace("600", "601"));
+        assertThat(other.id()).isNotEqualTo(a.id());
+        NoticeEvent nulls = (NoticeEvent) decode(frame.replace("\"duration\": 600", "\"duration\": null, \"x\": [null]"));
+        assertThat(nulls.fields()).doesNotContainKey("duration").containsEntry("x", java.util.List.of());
+        assertThat(metrics.bad(OneBotMetrics.Bad.NULL)).isEqualTo(1);
+    }
+
+    @Test
+    void whatTheRecordsCannotHoldIsCountedByReason() {
+        assertThat(decode("{\"post_type\": \"message\", \"message_type\": \"group\", \"self_id\": 1}")).isNull();
+        assertThat(decode("{\"post_type\": \"message\", \"self_id\": 1, \"message_id\": 1, \"user_id\": 1,"
+                + " \"message_type\": \"group\", \"group_id\": 1, \"message\": [{\"type\": \"at\", \"data\": {}}]}"))
+                .isNull();
+        assertThat(decode("{\"post_type\": \"message_sent\", \"self_id\": 1}")).isNull();
+        assertThat(decode("{\"post_type\": \"notice\", \"notice_type\": \"x\"}")).isNull();
+        assertThat(metrics.bad(OneBotMetrics.Bad.INVALID)).isEqualTo(3);
+        assertThat(metrics.bad(OneBotMetrics.Bad.UNKNOWN_TYPE)).isEqualTo(1);
+    }
+}
