@@ -20,7 +20,8 @@ class ConsoleStatsTest {
 
     {
         registry.config().meterFilter(ConsoleStats.HANDLER_PERCENTILES);
-        FunctionCounter.builder("pulsebus.events.published", events, AtomicLong::get).tag("type", "a").register(registry);
+        FunctionCounter.builder("pulsebus.events.published", events, AtomicLong::get).tag("type", "a")
+                .register(registry);
         FunctionCounter.builder("pulsebus.commands.calls", new AtomicLong(3), AtomicLong::get)
                 .tag("command", "roll").tag("outcome", "ok").register(registry);
         FunctionCounter.builder("pulsebus.commands.calls", new AtomicLong(2), AtomicLong::get)
