@@ -139,7 +139,7 @@ final class AdminApi {
                 if (allow(ctx, method, "POST", keepAlive)) {
                     String jar = jarOf(ctx, req, keepAlive, true);
                     if (jar != null) {
-                        work.execute(() -> change(ctx, keepAlive, () -> modules.load(modulesDir.resolve(jar))));
+                        work.execute(() -> change(ctx, keepAlive, () -> modules.load(existing(jar))));
                     }
                 }
             }
@@ -147,7 +147,11 @@ final class AdminApi {
         }
     }
 
-    /** {@code modules/<name>/reload} (body {@code {"jar": "file.jar"}}, default its own jar) and {@code .../unload}. */
+    /**
+     * {@code modules/<name>/reload} (body {@code {"jar": "file.jar"}}, default its own jar) and {@code .../unload},
+     * run on a virtual thread: the module host is busy while another module loads, which an I/O thread must
+     * not wait for.
+     */
     private void moduleAction(ChannelHandlerContext ctx, FullHttpRequest req, String rest, boolean keepAlive) {
         String[] parts = rest.split("/", -1);
         if (parts.length != 3 || !parts[0].equals("modules")
@@ -159,32 +163,56 @@ final class AdminApi {
             return;
         }
         String name = parts[1];
-        ModuleHost.LoadedModule loaded = modules.loaded().stream().filter(m -> m.name().equals(name)).findFirst()
-                .orElse(null);
-        if (loaded == null) {
-            error(ctx, HttpResponseStatus.NOT_FOUND, "module '" + name + "' is not loaded", keepAlive);
+        boolean unload = parts[2].equals("unload");
+        String jar = unload ? "" : jarOf(ctx, req, keepAlive, false); // the body is read here, before it is released
+        if (jar == null) {
             return;
         }
+        work.execute(() -> change(ctx, keepAlive, () -> {
+            Path own = ownJar(name);
+            if (unload) {
+                modules.unload(name);
+            } else {
+                modules.reload(name, jar.isEmpty() ? own : existing(jar));
+            }
+        }));
+    }
+
+    /** The jar {@code name} was loaded from; refused when it is not loaded or is on the classpath. */
+    private Path ownJar(String name) {
+        ModuleHost.LoadedModule loaded = modules.loaded().stream().filter(m -> m.name().equals(name)).findFirst()
+                .orElseThrow(() -> new Refused(HttpResponseStatus.NOT_FOUND, "module '" + name + "' is not loaded"));
         Path own = loaded.jar();
         if (own == null) {
-            error(ctx, HttpResponseStatus.CONFLICT, "module '" + name + "' is on the classpath: only modules from"
-                    + " jars in " + modulesDir + " unload and reload", keepAlive);
-            return;
+            throw new Refused(HttpResponseStatus.CONFLICT, "module '" + name + "' is on the classpath: only modules"
+                    + " from jars in " + modulesDir + " unload and reload");
         }
-        if (parts[2].equals("unload")) {
-            work.execute(() -> change(ctx, keepAlive, () -> modules.unload(name)));
-            return;
+        return own;
+    }
+
+    /** {@code jar} in the modules folder; refused (404) when it is not there. */
+    private Path existing(String jar) {
+        Path file = modulesDir.resolve(jar);
+        if (!Files.isRegularFile(file)) {
+            throw new Refused(HttpResponseStatus.NOT_FOUND, "no " + jar + " in " + modulesDir);
         }
-        String jar = jarOf(ctx, req, keepAlive, false);
-        if (jar != null) {
-            Path from = jar.isEmpty() ? own : modulesDir.resolve(jar);
-            work.execute(() -> change(ctx, keepAlive, () -> modules.reload(name, from)));
+        return file;
+    }
+
+    /** A module change refused before it was tried, with the status that says why. */
+    private static final class Refused extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final transient HttpResponseStatus status;
+
+        Refused(HttpResponseStatus status, String message) {
+            super(message, null, false, false);
+            this.status = status;
         }
     }
 
     /**
-     * The body's {@code jar}, a file name in the modules folder that exists; "" when there is no body and
-     * none is {@code required}; null when the request was answered (400 or 404).
+     * The body's {@code jar}, a plain {@code .jar} file name; "" when there is no body and none is
+     * {@code required}; null when the request was answered (400).
      */
     private @Nullable String jarOf(ChannelHandlerContext ctx, FullHttpRequest req, boolean keepAlive,
                                    boolean required) {
@@ -212,10 +240,6 @@ final class AdminApi {
                     + " (a file name, no path), was '" + jar + "'", keepAlive);
             return null;
         }
-        if (!Files.isRegularFile(modulesDir.resolve(jar))) {
-            error(ctx, HttpResponseStatus.NOT_FOUND, "no " + jar + " in " + modulesDir, keepAlive);
-            return null;
-        }
         return jar;
     }
 
@@ -224,6 +248,8 @@ final class AdminApi {
         try {
             change.run();
             json(ctx, HttpResponseStatus.OK, modulesJson(), keepAlive);
+        } catch (Refused e) {
+            error(ctx, e.status, String.valueOf(e.getMessage()), keepAlive);
         } catch (ModuleException e) {
             LOG.warn("Console: {}", e.getMessage());
             error(ctx, HttpResponseStatus.CONFLICT, String.valueOf(e.getMessage()), keepAlive);
