@@ -63,6 +63,13 @@ public final class ModuleHost implements AutoCloseable {
     public record LoadedModule(String name, String version, List<String> dependencies, @Nullable Path jar) {
     }
 
+    /**
+     * What a loaded module has registered: its commands (by name, as registered), the names of its
+     * active subscriptions and interceptors, and its HTTP routes ({@code GET /modules/<name>/path}).
+     */
+    public record Owned(List<String> commands, List<String> subscriptions, List<String> routes) {
+    }
+
     private ModuleHost(Builder b) {
         this.bus = b.bus;
         this.router = b.router;
@@ -331,6 +338,12 @@ public final class ModuleHost implements AutoCloseable {
     /** The loaded modules, in load order. */
     public synchronized List<LoadedModule> loaded() {
         return loaded.values().stream().map(e -> info(e.module, e.jar)).toList();
+    }
+
+    /** What {@code name} has registered so far, or null when it is not loaded. */
+    public synchronized @Nullable Owned owned(String name) {
+        Entry e = loaded.get(name);
+        return e == null ? null : e.scope.owned();
     }
 
     /** Unloads every module, newest first, then stops the scheduler. */

@@ -11,8 +11,11 @@ import dev.pulsebus.pipeline.Middleware;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -37,6 +40,10 @@ final class ModuleScope implements ModuleContext {
     private final FailureLog taskFailures;
     private @Nullable OwnedKv kv;
     private volatile boolean released;
+    /** What it registered, for {@link ModuleHost#owned}: commands by name, subscriptions, routes. */
+    private final List<String> commandNames = new CopyOnWriteArrayList<>();
+    private final List<Subscription> subscriptions = new CopyOnWriteArrayList<>();
+    private final List<String> routeKeys = new CopyOnWriteArrayList<>();
 
     ModuleScope(String name, ModuleHost host, Map<String, String> settings, ClassLoader loader) {
         this.name = name;
@@ -102,6 +109,7 @@ final class ModuleScope implements ModuleContext {
         ensureOpen();
         Runnable remove = host.routes.add(name, method, path, route);
         ownOrUndo(remove::run);
+        routeKeys.add(method.toUpperCase(Locale.ROOT) + " /modules/" + name + path);
     }
 
     @Override
@@ -177,12 +185,21 @@ final class ModuleScope implements ModuleContext {
 
     Subscription own(Subscription s) {
         ownOrUndo(s);
+        subscriptions.add(s);
         return s;
     }
 
-    CommandRouter.Registration own(CommandRouter.Registration r) {
+    CommandRouter.Registration own(String command, CommandRouter.Registration r) {
         ownOrUndo(r);
+        commandNames.add(command);
         return r;
+    }
+
+    /** What it has registered so far: its commands, its active subscriptions' names, its routes. */
+    ModuleHost.Owned owned() {
+        return new ModuleHost.Owned(List.copyOf(commandNames),
+                subscriptions.stream().filter(Subscription::isActive).map(Subscription::name).toList(),
+                List.copyOf(routeKeys));
     }
 
     /**

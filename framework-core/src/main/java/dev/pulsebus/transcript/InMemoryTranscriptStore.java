@@ -66,6 +66,24 @@ public final class InMemoryTranscriptStore implements TranscriptStore {
     }
 
     @Override
+    public List<String> chatIds(String platform, String detailType, int limit) {
+        record Newest(String id, long seq) {
+        }
+        List<Newest> found = new ArrayList<>();
+        chats.forEach((chat, d) -> {
+            if (chat.platform().equals(platform) && chat.detailType().equals(detailType)) {
+                synchronized (d) {
+                    if (!d.isEmpty()) {
+                        found.add(new Newest(chat.id(), d.peekLast().seq()));
+                    }
+                }
+            }
+        });
+        found.sort(java.util.Comparator.comparingLong(Newest::seq).reversed());
+        return found.stream().limit(Math.max(0, limit)).map(Newest::id).toList();
+    }
+
+    @Override
     public long retain(int keepPerChat, Instant cutoff) {
         long deleted = 0;
         for (Deque<TranscriptRecord> d : chats.values()) {

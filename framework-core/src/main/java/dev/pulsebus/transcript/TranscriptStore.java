@@ -26,6 +26,14 @@ public interface TranscriptStore extends AutoCloseable {
      */
     long retain(int keepPerChat, Instant cutoff) throws Exception;
 
+    /**
+     * The ids of the chats of {@code platform} and {@code detailType} that have records, the one written to
+     * last first, at most {@code limit} (what a console lists as rooms). A store that cannot tell answers none.
+     */
+    default List<String> chatIds(String platform, String detailType, int limit) throws Exception {
+        return List.of();
+    }
+
     /** The highest {@code seq} stored, 0 when empty: a new writer continues after it. */
     long maxSeq() throws Exception;
 

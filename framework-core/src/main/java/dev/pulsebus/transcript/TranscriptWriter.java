@@ -401,6 +401,11 @@ public final class TranscriptWriter implements AutoCloseable {
         return all.size() <= n ? all : List.copyOf(all.subList(all.size() - n, all.size()));
     }
 
+    /** {@link TranscriptStore#chatIds} of the store: the chats with committed records, newest first. */
+    public List<String> chatIds(String platform, String detailType, int limit) throws Exception {
+        return store.chatIds(platform, detailType, limit);
+    }
+
     /** Whether the last batch committed (false while the store fails). */
     public boolean healthy() {
         return healthy;

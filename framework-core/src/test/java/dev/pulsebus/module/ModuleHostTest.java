@@ -139,6 +139,26 @@ class ModuleHostTest {
     }
 
     @Test
+    void ownedListsWhatAModuleRegisteredAndForgetsACancelledSubscription() {
+        Routes routes = new Routes();
+        try (ModuleHost withRoutes = ModuleHost.builder(bus, router).routes(routes).build()) {
+            withRoutes.load(new TestModule("owner", ctx -> {
+                ctx.commands().register(Command.named("own").handler(call -> call.reply("mine")));
+                ctx.bus().on(String.class).name("words").subscribe(s -> { });
+                ctx.bus().on(Integer.class).name("numbers").subscribe(n -> { }).cancel();
+                ctx.route("get", "/status", req -> HttpRoute.Reply.text(200, "ok"));
+            }));
+            ModuleHost.Owned owned = withRoutes.owned("owner");
+            assertThat(owned).isNotNull();
+            assertThat(owned.commands()).containsExactly("own");
+            assertThat(owned.subscriptions()).containsExactly("owner/words");
+            assertThat(owned.routes()).containsExactly("GET /modules/owner/status");
+            withRoutes.unload("owner");
+            assertThat(withRoutes.owned("owner")).isNull();
+        }
+    }
+
+    @Test
     void aModuleThatFailsInOnLoadIsRolledBackAndTheRestRuns() {
         host.load(new TestModule("healthy", ctx -> ctx.commands().register(Command.named("ok").handler(c -> { }))));
         assertThatThrownBy(() -> host.load(new TestModule("broken", ctx -> {

@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Routes requests: {@code /health}, {@code /metrics}, the chat API ({@link ChatApi}), the OneBot adapters'
- * reverse WebSocket and HTTP paths ({@code /onebot/...}, {@link OneBotAdapter#route}) and modules' routes.
+ * reverse WebSocket and HTTP paths ({@code /onebot/...}, {@link OneBotAdapter#route}), modules' routes, and
+ * the browser console's page ({@link ConsoleAssets}) and admin API ({@link AdminApi}).
  * Everything that may wait (storage, metrics scrape, health ping) runs on a virtual
  * thread of {@code work}; the I/O thread only parses, checks and writes. Every error is JSON
  * {@code {"error": "...", "status": n}}.
@@ -64,10 +65,12 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private final Routes routes;
     private final List<OneBotAdapter> onebot;
     private final byte @Nullable [] token;
+    private final AdminApi admin;
+    private final ConsoleAssets console;
 
     HttpHandler(ServerConfig config, ChatApi chat, CountedResponses out, ExecutorService work,
                 @Nullable PrometheusMeterRegistry prometheus, Runnable beforeScrape, HealthCheck health, Routes routes,
-                List<OneBotAdapter> onebot) {
+                List<OneBotAdapter> onebot, AdminApi admin) {
         super(true);
         this.config = config;
         this.chat = chat;
@@ -79,6 +82,8 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         this.routes = routes;
         this.onebot = onebot;
         this.token = config.token().isEmpty() ? null : ("Bearer " + config.token()).getBytes(StandardCharsets.UTF_8);
+        this.admin = admin;
+        this.console = new ConsoleAssets(out);
     }
 
     @Override
@@ -117,6 +122,10 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             }
             return;
         }
+        if (AdminApi.serves(path)) { // before /api/: its own answers to a missing token (no-store)
+            admin.handle(ctx, req, path, admitted(req), keepAlive);
+            return;
+        }
         if (path.startsWith("/api/")) {
             if (authorized(ctx, req)) {
                 chat.handle(ctx, req, uri, path, keepAlive);
@@ -134,6 +143,10 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             if (authorized(ctx, req)) {
                 module(ctx, req, uri, path, keepAlive);
             }
+            return;
+        }
+        if (ConsoleAssets.serves(path)) {
+            console.answer(ctx, method, path, keepAlive);
             return;
         }
         out.error(ctx, Route.UNKNOWN, HttpResponseStatus.NOT_FOUND, "no such path: " + path, keepAlive);

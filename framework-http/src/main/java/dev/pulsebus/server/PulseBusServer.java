@@ -4,6 +4,7 @@ import dev.pulsebus.bus.EventBus;
 import dev.pulsebus.command.CommandRouter;
 import dev.pulsebus.config.Config;
 import dev.pulsebus.config.ConfigException;
+import dev.pulsebus.event.ChatRef;
 import dev.pulsebus.module.BotModule;
 import dev.pulsebus.module.ModuleException;
 import dev.pulsebus.module.ModuleHost;
@@ -94,6 +95,9 @@ public final class PulseBusServer implements AutoCloseable {
         long shutdownNanos = TimeUnit.MILLISECONDS.toNanos(config.shutdownTimeoutMs());
         try {
             this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            registry.config().meterFilter(ConsoleStats.HANDLER_PERCENTILES); // before the bus makes its timers
+            RecentErrors errors = new RecentErrors().attach(); // from here on: module load failures included
+            opened.add("recent errors", errors);
             this.jvmMeters = new JvmMeters(registry); // bound once it listens
             opened.add("meters", () -> {
                 jvmMeters.close();
@@ -168,8 +172,11 @@ public final class PulseBusServer implements AutoCloseable {
             opened.add("answer waiting polls", polls::releaseAll);
 
             CountedResponses out = new CountedResponses(registry);
+            ConsoleStats stats = new ConsoleStats(registry, System::nanoTime, System::currentTimeMillis);
+            AdminApi admin = new AdminApi(config, out, work, stats, modules, errors,
+                    limit -> transcripts.chatIds(HttpChat.PLATFORM, ChatRef.GROUP, limit), AdminApi::benchResults);
             HttpHandler handler = new HttpHandler(config, new ChatApi(config, chat, rooms, polls, work, out), out, work,
-                    config.metricsEnabled() ? registry : null, jvmMeters::await, this::health, routes, onebot);
+                    config.metricsEnabled() ? registry : null, jvmMeters::await, this::health, routes, onebot, admin);
             this.initializer = new ServerInitializer(config, handler);
             bindMeters();
             Class<? extends ServerChannel> channel = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;

@@ -13,6 +13,7 @@ import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.AsciiString;
@@ -55,13 +56,39 @@ final class Responses {
                                       @Nullable CharSequence contentType, ByteBuf body, boolean keepAlive,
                                       @Nullable CharSequence header, @Nullable String value) {
         FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body);
-        if (contentType != null) {
-            res.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);
-        }
         if (header != null) {
             res.headers().set(header, value);
         }
-        res.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
+        return send(ctx, res, contentType, keepAlive);
+    }
+
+    /**
+     * {@link #write} with {@code headers} besides the type and length (the console's, which carry several:
+     * {@code Cache-Control}, {@code Content-Security-Policy}, ...).
+     */
+    static ChannelFuture write(ChannelHandlerContext ctx, HttpResponseStatus status, CharSequence contentType,
+                               ByteBuf body, boolean keepAlive, HttpHeaders headers) {
+        FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body);
+        res.headers().set(headers);
+        ChannelFuture f = send(ctx, res, contentType, keepAlive);
+        if (!keepAlive) {
+            f.addListener(ChannelFutureListener.CLOSE);
+        }
+        return f;
+    }
+
+    /** An error as {@link #error} writes it, with {@code headers}. */
+    static void error(ChannelHandlerContext ctx, HttpResponseStatus status, String message, boolean keepAlive,
+                      HttpHeaders headers) {
+        write(ctx, status, JSON, errorBody(status, message), keepAlive, headers);
+    }
+
+    private static ChannelFuture send(ChannelHandlerContext ctx, FullHttpResponse res,
+                                      @Nullable CharSequence contentType, boolean keepAlive) {
+        if (contentType != null) {
+            res.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);
+        }
+        res.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, res.content().readableBytes());
         if (!keepAlive) {
             res.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
@@ -217,11 +244,13 @@ final class Responses {
         g.writeEndObject();
     }
 
-    private interface Body {
+    /** A JSON body, written by a streaming generator (no tree). */
+    interface Body {
         void write(JsonGenerator g) throws IOException;
     }
 
-    private static byte[] write(Body body) {
+    /** {@code body} as bytes. */
+    static byte[] write(Body body) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(256);
         write(out, body);
         return out.toByteArray();

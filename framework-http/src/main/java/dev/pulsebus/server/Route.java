@@ -14,7 +14,11 @@ enum Route {
     API("api"),
     MODULE("module"),
     UNKNOWN("unknown"),
-    BAD("bad");
+    BAD("bad"),
+    /** The browser console's page and files ({@link ConsoleAssets}). */
+    CONSOLE("console"),
+    /** {@code /api/admin/*} ({@link AdminApi}). */
+    ADMIN("admin");
 
     final String label;
 

@@ -25,6 +25,13 @@ public record ServerConfig(
         int keepPerChat, int maxAgeDays,
         Path modulesDir, Map<String, Map<String, String>> modules, List<OneBotSettings> onebot, @Nullable Path file) {
 
+    /** This configuration with its modules folder at {@code dir} (no setting names it: it is {@code modules}). */
+    ServerConfig withModulesDir(Path dir) {
+        return new ServerConfig(host, port, token, maxBodyBytes, maxHeaderBytes, maxConnections, requestTimeoutMs,
+                maxPendingMessages, maxPollTimeoutMs, shutdownTimeoutMs, instance, metricsEnabled, dataDir, jdbcUrl,
+                username, password, synchronous, cacheSize, keepPerChat, maxAgeDays, dir, modules, onebot, file);
+    }
+
     private static final Map<String, Set<String>> KNOWN = Map.of(
             "server", Set.of("host", "port", "token", "max_body_bytes", "max_header_bytes", "max_connections",
                     "request_timeout_ms", "max_pending_messages", "max_poll_timeout_ms", "shutdown_timeout_ms"),

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /** A real server on a free port with its data in {@code dir}, and a real HTTP client to talk to it. */
 final class TestServer implements AutoCloseable {
@@ -22,6 +23,11 @@ final class TestServer implements AutoCloseable {
 
     /** {@code extraToml} goes after {@code [server]}'s port; {@code storageToml} into {@code [storage]}. */
     TestServer(Path dir, String extraToml, String storageToml) throws Exception {
+        this(dir, extraToml, storageToml, UnaryOperator.identity());
+    }
+
+    /** The same, with the config read from the file then {@code adjusted} (for what no setting reaches). */
+    TestServer(Path dir, String extraToml, String storageToml, UnaryOperator<ServerConfig> adjusted) throws Exception {
         Path file = dir.resolve("pulsebus.toml");
         Files.writeString(file, """
                 [server]
@@ -31,7 +37,7 @@ final class TestServer implements AutoCloseable {
                 [storage]
                 data_dir = "%s"
                 """.formatted(dir.resolve("data").toString().replace("\\", "/")) + storageToml);
-        server = PulseBusServer.start(ServerConfig.load(file, false, Map.of()));
+        server = PulseBusServer.start(adjusted.apply(ServerConfig.load(file, false, Map.of())));
     }
 
     URI uri(String path) {

@@ -253,6 +253,33 @@ final class JdbcTranscriptStore implements TranscriptStore {
         }
     }
 
+    /** By the chat index: each chat's newest seq is the last entry of its part of it. */
+    @Override
+    public List<String> chatIds(String platform, String detailType, int limit) throws SQLException {
+        List<String> ids = new ArrayList<>();
+        Session s = sessions.borrow();
+        boolean failed = true;
+        try {
+            PreparedStatement ps = s.prepare("SELECT chat_id FROM pulsebus_transcript WHERE platform = ? AND"
+                    + " detail_type = ? GROUP BY chat_id ORDER BY MAX(seq) DESC LIMIT ?");
+            ps.setString(1, platform);
+            ps.setString(2, detailType);
+            ps.setInt(3, Math.max(0, limit));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(rs.getString(1));
+                }
+            }
+            failed = false;
+        } catch (SQLException e) {
+            health.failed(e);
+            throw e;
+        } finally {
+            sessions.release(s, failed);
+        }
+        return ids;
+    }
+
     @Override
     public long maxSeq() throws SQLException {
         Session s = null; // a kept session, not a connection closed at once: see Storage.upToDate

@@ -82,6 +82,20 @@ class TranscriptAndQuotaTest {
     }
 
     @Test
+    void chatIdsListAPlatformsChatsOfOneKindWrittenToLastFirst() throws Exception {
+        TranscriptStore store = storage.transcripts();
+        ChatRef kitchen = ChatRef.group("http", "kitchen");
+        store.append(List.of(rec(1, ROOM, T0, "a"), rec(2, kitchen, T0, "b"), rec(3, OTHER, T0, "c"),
+                rec(4, ROOM, T0, "d"), rec(5, ChatRef.group("qq", "elsewhere"), T0, "e")));
+        assertThat(store.chatIds("http", "group", 10)).containsExactly("lobby", "kitchen");
+        assertThat(store.chatIds("http", "group", 1)).containsExactly("lobby");
+        store.append(List.of(rec(6, kitchen, T0, "f")));
+        assertThat(store.chatIds("http", "group", 10)).containsExactly("kitchen", "lobby");
+        assertThat(store.chatIds("http", "private", 10)).isEmpty();
+        assertThat(store.chatIds("qq", "private", 10)).containsExactly("10001");
+    }
+
+    @Test
     void textMessagesWithQuotesBackslashesAndUnicodeReadBackExactly() throws Exception {
         TranscriptStore store = storage.transcripts();
         String[] texts = {"plain", "with \"quotes\"", "back\\slash", "tab\tnew\nline", "東京 🌸", "", "\"", "\\"};

@@ -64,6 +64,24 @@ public final class HttpSuite implements Suite {
                                 floorBytes == null ? "?" : String.format("%.0f", floorBytes), cores(h), cores(floor),
                                 ratio >= 0.7 ? "met" : "MISSED", ratio * 100)));
 
+                // The console's stats, which every open console asks for once a second: about /health's cost.
+                Progress.print("http.admin_stats: pulsebus");
+                byte[] statsBytes = LoadClient.request("GET", ours, "/api/admin/stats", NO_BODY);
+                long s0 = ServerFixture.allocatedBytes();
+                LoadClient.Result stats = client.closedLoop(ours, () -> statsBytes, CONNECTIONS, warmup, measure);
+                Double statsAlloc = perRequest(ServerFixture.allocatedBytes() - s0, stats, warmup, measure);
+                Double healthAlloc = perRequest(bytes, h, warmup, measure);
+                double statsRatio = stats.opsPerSec() / h.opsPerSec();
+                Double beyond = statsAlloc == null || healthAlloc == null ? null : statsAlloc - healthAlloc;
+                rows.add(ServerFixture.row("http", "http.admin_stats", "ops/s", stats.opsPerSec(),
+                        stats.latencyNanos(), statsAlloc, ServerFixture.peers("http_health", h.opsPerSec()),
+                        String.format("GET /api/admin/stats (the console's charts, once a second per open console)"
+                                + " over %d keep-alive connections, closed loop; B/op is the whole process, %s beyond"
+                                + " http.health's; target >= 50%% of http.health and <= 4096 B/op beyond it: %s (%.0f%%)%s",
+                                CONNECTIONS, beyond == null ? "?" : String.format("%.0f", beyond),
+                                statsRatio >= 0.5 && beyond != null && beyond <= 4096 ? "met" : "MISSED",
+                                statsRatio * 100, errors(stats))));
+
                 double rate = Math.max(100, h.opsPerSec() / 2);
                 // Three interleaved pairs (floor, ours) at the same rate; each percentile is the median of the
                 // rounds', so that one stall of the shared machine does not decide the verdict.

@@ -1,0 +1,376 @@
+package dev.pulsebus.server;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pulsebus.internal.Json;
+import dev.pulsebus.module.ModuleException;
+import dev.pulsebus.module.ModuleHost;
+import dev.pulsebus.module.Modules;
+import io.netty.buffer.ByteBufInputStream;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code /api/admin/*}, what the browser console reads and does beyond chatting: the stats it charts, the
+ * rooms, the modules (and loading, unloading and reloading jar modules), the recent errors, the last
+ * benchmark's results.
+ *
+ * <p>Who may call it: with {@code server.token} set, a request with {@code Authorization: Bearer <token>}
+ * (401 otherwise); without a token, a client on the loopback interface only (403 otherwise), since
+ * unloading a module is not for whoever can reach the port. The console keeps the token in
+ * {@code sessionStorage} and sends it as that header, never as a cookie, so another site cannot make a
+ * browser call this (no CSRF surface). Every answer says {@code Cache-Control: no-store}.
+ *
+ * <p>The stats are answered on the I/O thread (a snapshot's bytes); everything that may wait (a module's
+ * {@code onLoad}, the store, a file) on a virtual thread of {@code work}.
+ */
+final class AdminApi {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AdminApi.class);
+    private static final String PREFIX = "/api/admin/";
+    /** A jar's file name in the modules folder: no path, no hidden file. */
+    private static final Pattern JAR_NAME = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9._-]{0,127}\\.jar");
+
+    private static final HttpHeaders NO_STORE = new DefaultHttpHeaders().set(HttpHeaderNames.CACHE_CONTROL, "no-store");
+    private static final HttpHeaders UNAUTHORIZED = new DefaultHttpHeaders()
+            .set(HttpHeaderNames.CACHE_CONTROL, "no-store").set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
+
+    /** The rooms of the {@code http} platform, most recently active first (may query the store). */
+    interface Rooms {
+        List<String> list(int limit) throws Exception;
+    }
+
+    private final boolean tokenSet;
+    private final CountedResponses out;
+    private final ExecutorService work;
+    private final ConsoleStats stats;
+    private final ModuleHost modules;
+    private final Path modulesDir;
+    private final RecentErrors errors;
+    private final Rooms rooms;
+    private final Supplier<@Nullable Path> benchResults;
+
+    AdminApi(ServerConfig config, CountedResponses out, ExecutorService work, ConsoleStats stats, ModuleHost modules,
+             RecentErrors errors, Rooms rooms, Supplier<@Nullable Path> benchResults) {
+        this.tokenSet = !config.token().isEmpty();
+        this.out = out;
+        this.work = work;
+        this.stats = stats;
+        this.modules = modules;
+        this.modulesDir = config.modulesDir();
+        this.errors = errors;
+        this.rooms = rooms;
+        this.benchResults = benchResults;
+    }
+
+    /** The benchmark results the console shows: {@code -Dpulsebus.console.bench=<results.json>}, else none. */
+    static @Nullable Path benchResults() {
+        String file = System.getProperty("pulsebus.console.bench", "");
+        return file.isBlank() ? null : Path.of(file);
+    }
+
+    static boolean serves(String path) {
+        return path.startsWith(PREFIX);
+    }
+
+    /**
+     * Answers {@code path} (which {@link #serves}); {@code admitted}: the request carries the token, or none is
+     * set.
+     */
+    void handle(ChannelHandlerContext ctx, FullHttpRequest req, String path, boolean admitted, boolean keepAlive) {
+        if (tokenSet && !admitted) {
+            out.count(Route.ADMIN, HttpResponseStatus.UNAUTHORIZED);
+            Responses.error(ctx, HttpResponseStatus.UNAUTHORIZED,
+                    "missing or wrong token: send Authorization: Bearer <token>", keepAlive, UNAUTHORIZED);
+            return;
+        }
+        if (!tokenSet && !loopback(ctx.channel().remoteAddress())) {
+            error(ctx, HttpResponseStatus.FORBIDDEN, "without server.token, admin calls are accepted from loopback"
+                    + " clients only; set server.token to manage the bot from elsewhere", keepAlive);
+            return;
+        }
+        String rest = path.substring(PREFIX.length());
+        HttpMethod method = req.method();
+        switch (rest) {
+            case "stats" -> {
+                if (allow(ctx, method, "GET", keepAlive)) {
+                    json(ctx, HttpResponseStatus.OK, stats.json(), keepAlive);
+                }
+            }
+            case "errors" -> {
+                if (allow(ctx, method, "GET", keepAlive)) {
+                    json(ctx, HttpResponseStatus.OK, errorsJson(), keepAlive);
+                }
+            }
+            case "rooms" -> {
+                if (allow(ctx, method, "GET", keepAlive)) {
+                    work.execute(() -> rooms(ctx, keepAlive));
+                }
+            }
+            case "bench" -> {
+                if (allow(ctx, method, "GET", keepAlive)) {
+                    work.execute(() -> bench(ctx, keepAlive));
+                }
+            }
+            case "modules" -> {
+                if (allow(ctx, method, "GET", keepAlive)) {
+                    work.execute(() -> json(ctx, HttpResponseStatus.OK, modulesJson(), keepAlive));
+                }
+            }
+            case "modules/load" -> {
+                if (allow(ctx, method, "POST", keepAlive)) {
+                    String jar = jarOf(ctx, req, keepAlive, true);
+                    if (jar != null) {
+                        work.execute(() -> change(ctx, keepAlive, () -> modules.load(existing(jar))));
+                    }
+                }
+            }
+            default -> moduleAction(ctx, req, rest, keepAlive);
+        }
+    }
+
+    /**
+     * {@code modules/<name>/reload} (body {@code {"jar": "file.jar"}}, default its own jar) and {@code .../unload},
+     * run on a virtual thread: the module host is busy while another module loads, which an I/O thread must
+     * not wait for.
+     */
+    private void moduleAction(ChannelHandlerContext ctx, FullHttpRequest req, String rest, boolean keepAlive) {
+        String[] parts = rest.split("/", -1);
+        if (parts.length != 3 || !parts[0].equals("modules")
+                || !(parts[2].equals("reload") || parts[2].equals("unload"))) {
+            error(ctx, HttpResponseStatus.NOT_FOUND, "no such path: " + PREFIX + rest, keepAlive);
+            return;
+        }
+        if (!allow(ctx, req.method(), "POST", keepAlive)) {
+            return;
+        }
+        String name = parts[1];
+        boolean unload = parts[2].equals("unload");
+        String jar = unload ? "" : jarOf(ctx, req, keepAlive, false); // the body is read here, before it is released
+        if (jar == null) {
+            return;
+        }
+        work.execute(() -> change(ctx, keepAlive, () -> {
+            Path own = ownJar(name);
+            if (unload) {
+                modules.unload(name);
+            } else {
+                modules.reload(name, jar.isEmpty() ? own : existing(jar));
+            }
+        }));
+    }
+
+    /** The jar {@code name} was loaded from; refused when it is not loaded or is on the classpath. */
+    private Path ownJar(String name) {
+        ModuleHost.LoadedModule loaded = modules.loaded().stream().filter(m -> m.name().equals(name)).findFirst()
+                .orElseThrow(() -> new Refused(HttpResponseStatus.NOT_FOUND, "module '" + name + "' is not loaded"));
+        Path own = loaded.jar();
+        if (own == null) {
+            throw new Refused(HttpResponseStatus.CONFLICT, "module '" + name + "' is on the classpath: only modules"
+                    + " from jars in " + modulesDir + " unload and reload");
+        }
+        return own;
+    }
+
+    /** {@code jar} in the modules folder; refused (404) when it is not there. */
+    private Path existing(String jar) {
+        Path file = modulesDir.resolve(jar);
+        if (!Files.isRegularFile(file)) {
+            throw new Refused(HttpResponseStatus.NOT_FOUND, "no " + jar + " in " + modulesDir);
+        }
+        return file;
+    }
+
+    /** A module change refused before it was tried, with the status that says why. */
+    private static final class Refused extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final transient HttpResponseStatus status;
+
+        Refused(HttpResponseStatus status, String message) {
+            super(message, null, false, false);
+            this.status = status;
+        }
+    }
+
+    /**
+     * The body's {@code jar}, a plain {@code .jar} file name; "" when there is no body and none is
+     * {@code required}; null when the request was answered (400).
+     */
+    private @Nullable String jarOf(ChannelHandlerContext ctx, FullHttpRequest req, boolean keepAlive,
+                                   boolean required) {
+        String jar = "";
+        if (req.content().isReadable()) {
+            try {
+                JsonNode body = Json.MAPPER.readTree(new ByteBufInputStream(req.content()));
+                JsonNode field = body == null ? null : body.get("jar");
+                if (field != null && !field.isTextual()) {
+                    error(ctx, HttpResponseStatus.BAD_REQUEST, "field 'jar' must be a string", keepAlive);
+                    return null;
+                }
+                jar = field == null ? "" : field.asText();
+            } catch (IOException e) {
+                error(ctx, HttpResponseStatus.BAD_REQUEST, "body is not valid JSON: " + String.valueOf(e.getMessage())
+                        .lines().findFirst().orElse(""), keepAlive);
+                return null;
+            }
+        }
+        if (jar.isEmpty() && !required) {
+            return jar;
+        }
+        if (!JAR_NAME.matcher(jar).matches()) {
+            error(ctx, HttpResponseStatus.BAD_REQUEST, "field 'jar' must name a .jar file in " + modulesDir
+                    + " (a file name, no path), was '" + jar + "'", keepAlive);
+            return null;
+        }
+        return jar;
+    }
+
+    /** Runs a load, unload or reload; answers the modules after it, or 409 with why it failed. */
+    private void change(ChannelHandlerContext ctx, boolean keepAlive, Runnable change) {
+        try {
+            change.run();
+            json(ctx, HttpResponseStatus.OK, modulesJson(), keepAlive);
+        } catch (Refused e) {
+            error(ctx, e.status, String.valueOf(e.getMessage()), keepAlive);
+        } catch (ModuleException e) {
+            LOG.warn("Console: {}", e.getMessage());
+            error(ctx, HttpResponseStatus.CONFLICT, String.valueOf(e.getMessage()), keepAlive);
+        } catch (RuntimeException e) {
+            LOG.warn("Console: a module change failed: {}", e.toString());
+            error(ctx, HttpResponseStatus.INTERNAL_SERVER_ERROR, e.toString(), keepAlive);
+        }
+    }
+
+    /**
+     * {@code {"modules": [{"name", "version", "source": "classpath"|"jar", "jar", "dependencies", "commands",
+     * "subscriptions", "routes"}], "jars": [file names in the modules folder]}}.
+     */
+    private byte[] modulesJson() {
+        List<ModuleHost.LoadedModule> loaded = modules.loaded();
+        List<Path> jars = Modules.jars(modulesDir);
+        return Responses.write(g -> {
+            g.writeStartObject();
+            g.writeArrayFieldStart("modules");
+            for (ModuleHost.LoadedModule m : loaded) {
+                ModuleHost.Owned owned = modules.owned(m.name());
+                g.writeStartObject();
+                g.writeStringField("name", m.name());
+                g.writeStringField("version", m.version());
+                Path jar = m.jar();
+                g.writeStringField("source", jar == null ? "classpath" : "jar");
+                g.writeStringField("jar", jar == null ? null : String.valueOf(jar.getFileName()));
+                strings(g, "dependencies", m.dependencies());
+                strings(g, "commands", owned == null ? List.of() : owned.commands());
+                strings(g, "subscriptions", owned == null ? List.of() : owned.subscriptions());
+                strings(g, "routes", owned == null ? List.of() : owned.routes());
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            strings(g, "jars", jars.stream().map(p -> String.valueOf(p.getFileName())).toList());
+            g.writeEndObject();
+        });
+    }
+
+    /** {@code {"errors": [{"time_ms", "level", "module", "handler", "logger", "message"}], "total"}}, oldest first. */
+    private byte[] errorsJson() {
+        List<RecentErrors.Entry> entries = errors.entries();
+        long total = errors.total();
+        return Responses.write(g -> {
+            g.writeStartObject();
+            g.writeArrayFieldStart("errors");
+            for (RecentErrors.Entry e : entries) {
+                g.writeStartObject();
+                g.writeNumberField("time_ms", e.timeMs());
+                g.writeStringField("level", e.level());
+                g.writeStringField("module", e.module());
+                g.writeStringField("handler", e.handler());
+                g.writeStringField("logger", e.logger());
+                g.writeStringField("message", e.message());
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeNumberField("total", total);
+            g.writeEndObject();
+        });
+    }
+
+    private void rooms(ChannelHandlerContext ctx, boolean keepAlive) {
+        try {
+            List<String> list = rooms.list(200);
+            json(ctx, HttpResponseStatus.OK, Responses.write(g -> {
+                g.writeStartObject();
+                strings(g, "rooms", list);
+                g.writeEndObject();
+            }), keepAlive);
+        } catch (Exception e) {
+            error(ctx, HttpResponseStatus.SERVICE_UNAVAILABLE, "cannot read the rooms: " + e.getMessage(), keepAlive);
+        }
+    }
+
+    /** The benchmark's {@code results.json} as it is, when one is configured and there. */
+    private void bench(ChannelHandlerContext ctx, boolean keepAlive) {
+        Path file = benchResults.get();
+        if (file == null || !Files.isRegularFile(file)) {
+            error(ctx, HttpResponseStatus.NOT_FOUND, file == null ? "no benchmark results configured"
+                    + " (-Dpulsebus.console.bench=results.json)" : "no benchmark results at " + file, keepAlive);
+            return;
+        }
+        try {
+            json(ctx, HttpResponseStatus.OK, Files.readAllBytes(file), keepAlive);
+        } catch (IOException e) {
+            error(ctx, HttpResponseStatus.SERVICE_UNAVAILABLE, "cannot read " + file + ": " + e.getMessage(),
+                    keepAlive);
+        }
+    }
+
+    private static void strings(JsonGenerator g, String field, List<String> values)
+            throws IOException {
+        g.writeArrayFieldStart(field);
+        for (String v : values) {
+            g.writeString(v);
+        }
+        g.writeEndArray();
+    }
+
+    static boolean loopback(@Nullable SocketAddress address) {
+        return address instanceof InetSocketAddress a && a.getAddress() != null && a.getAddress().isLoopbackAddress();
+    }
+
+    private boolean allow(ChannelHandlerContext ctx, HttpMethod method, String allowed, boolean keepAlive) {
+        if (method.name().equals(allowed)) {
+            return true;
+        }
+        out.count(Route.ADMIN, HttpResponseStatus.METHOD_NOT_ALLOWED);
+        Responses.error(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED, method.name() + " is not allowed here; allowed: "
+                + allowed, keepAlive, new DefaultHttpHeaders().set(NO_STORE).set(HttpHeaderNames.ALLOW, allowed));
+        return false;
+    }
+
+    private void json(ChannelHandlerContext ctx, HttpResponseStatus status, byte[] body, boolean keepAlive) {
+        out.count(Route.ADMIN, status);
+        Responses.write(ctx, status, Responses.JSON, Unpooled.wrappedBuffer(body), keepAlive, NO_STORE);
+    }
+
+    private void error(ChannelHandlerContext ctx, HttpResponseStatus status, String message, boolean keepAlive) {
+        out.count(Route.ADMIN, status);
+        Responses.error(ctx, status, message, keepAlive, NO_STORE);
+    }
+}

@@ -1,0 +1,181 @@
+package dev.pulsebus.server;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Measurement;
+import io.micrometer.core.instrument.Statistic;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.config.MeterFilter;
+import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
+import io.micrometer.core.instrument.distribution.ValueAtPercentile;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryUsage;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * {@code GET /api/admin/stats}: the few figures the console charts, as one small JSON object of running
+ * totals and current values (the page turns totals into rates): events published, command calls by
+ * outcome, handler latency (p50 and p99 of the slowest event type), long-poll waiters, open connections,
+ * heap, GC pauses and KV writes.
+ *
+ * <p>Every open console asks once a second, so the answer must cost about what {@code /health} costs: it
+ * is written at most once per {@link #FRESH_NANOS} and the same bytes go to every asker in between, like
+ * {@code /health}'s. Writing it walks the registry's meters of these names, which a request then does not.
+ */
+final class ConsoleStats {
+
+    /** How long one snapshot is served: a quarter of the console's one-second poll. */
+    static final long FRESH_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+
+    static final String HANDLER_TIMER = "pulsebus.handler.duration";
+
+    /**
+     * Gives the handler timers a p50 and a p99 (kept in a decaying window by Micrometer), which the console
+     * charts and {@code /metrics} then also shows as {@code quantile} series; set before the bus registers them.
+     */
+    static final MeterFilter HANDLER_PERCENTILES = new MeterFilter() {
+        @Override
+        public DistributionStatisticConfig configure(Meter.Id id, DistributionStatisticConfig config) {
+            return id.getName().equals(HANDLER_TIMER)
+                    ? DistributionStatisticConfig.builder().percentiles(0.5, 0.99).build().merge(config)
+                    : config;
+        }
+    };
+
+    /** One snapshot: when it was written and its bytes. */
+    @SuppressWarnings("ArrayRecordComponent") // written as they are; never compared
+    private record Snapshot(long nanos, byte[] json) {
+    }
+
+    private final MeterRegistry registry;
+    private final LongSupplier nanoTime;
+    private final LongSupplier wallMillis;
+    private volatile @Nullable Snapshot last;
+    /** Looked up on the first snapshot, not at start: the management beans are costly to load in a cold JVM. */
+    private volatile @Nullable List<GarbageCollectorMXBean> collectors;
+
+    ConsoleStats(MeterRegistry registry, LongSupplier nanoTime, LongSupplier wallMillis) {
+        this.registry = registry;
+        this.nanoTime = nanoTime;
+        this.wallMillis = wallMillis;
+    }
+
+    /** The current snapshot's JSON: the last one written, when it is fresh; otherwise a new one. */
+    byte[] json() {
+        long now = nanoTime.getAsLong();
+        Snapshot s = last;
+        if (s != null && now - s.nanos() < FRESH_NANOS) {
+            return s.json();
+        }
+        synchronized (this) { // one writer at a time; the others take what it wrote
+            s = last;
+            if (s == null || now - s.nanos() >= FRESH_NANOS) {
+                s = new Snapshot(now, write());
+                last = s;
+            }
+            return s.json();
+        }
+    }
+
+    private byte[] write() {
+        Map<String, Double> commands = new TreeMap<>();
+        for (Meter m : registry.find("pulsebus.commands.calls").meters()) {
+            String outcome = m.getId().getTag("outcome");
+            if (outcome != null) {
+                commands.merge(outcome, total(m), Double::sum);
+            }
+        }
+        double p50 = 0;
+        double p99 = 0;
+        for (Timer t : registry.find(HANDLER_TIMER).timers()) {
+            for (ValueAtPercentile v : t.takeSnapshot().percentileValues()) {
+                double ms = v.value(TimeUnit.MILLISECONDS);
+                if (v.percentile() == 0.5) {
+                    p50 = Math.max(p50, ms);
+                } else if (v.percentile() == 0.99) {
+                    p99 = Math.max(p99, ms);
+                }
+            }
+        }
+        long gcCount = 0;
+        long gcMillis = 0;
+        for (GarbageCollectorMXBean gc : collectors()) {
+            gcCount += Math.max(0, gc.getCollectionCount());
+            gcMillis += Math.max(0, gc.getCollectionTime());
+        }
+        MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+        double events = sum("pulsebus.events.published");
+        double waiters = gauge("pulsebus.longpoll.waiters");
+        double connections = gauge("pulsebus.http.connections");
+        double kvWrites = sum("pulsebus.kv.writes");
+        double p50ms = p50;
+        double p99ms = p99;
+        long count = gcCount;
+        long pause = gcMillis;
+        return Responses.write(g -> {
+            g.writeStartObject();
+            g.writeNumberField("time_ms", wallMillis.getAsLong());
+            g.writeNumberField("events", (long) events);
+            g.writeObjectFieldStart("commands");
+            for (Map.Entry<String, Double> e : commands.entrySet()) {
+                g.writeNumberField(e.getKey(), e.getValue().longValue());
+            }
+            g.writeEndObject();
+            g.writeNumberField("handler_p50_ms", p50ms);
+            g.writeNumberField("handler_p99_ms", p99ms);
+            g.writeNumberField("longpoll_waiters", (long) waiters);
+            g.writeNumberField("connections", (long) connections);
+            g.writeNumberField("heap_used_bytes", heap.getUsed());
+            g.writeNumberField("heap_max_bytes", heap.getMax());
+            g.writeNumberField("gc_count", count);
+            g.writeNumberField("gc_pause_ms", pause);
+            g.writeNumberField("kv_writes", (long) kvWrites);
+            g.writeEndObject();
+        });
+    }
+
+    /**
+     * The collectors whose time is pause time: all but the concurrent ones (G1's and ZGC's concurrent
+     * cycles run beside the program and would count as pauses).
+     */
+    private List<GarbageCollectorMXBean> collectors() {
+        List<GarbageCollectorMXBean> c = collectors;
+        if (c == null) {
+            c = ManagementFactory.getGarbageCollectorMXBeans().stream()
+                    .filter(gc -> !gc.getName().contains("Concurrent") && !gc.getName().contains("Cycles")).toList();
+            collectors = c;
+        }
+        return c;
+    }
+
+    private double sum(String name) {
+        double total = 0;
+        for (Meter m : registry.find(name).meters()) {
+            total += total(m);
+        }
+        return total;
+    }
+
+    private double gauge(String name) {
+        Gauge g = registry.find(name).gauge();
+        return g == null ? 0 : g.value();
+    }
+
+    /** A counter's or function counter's count. */
+    private static double total(Meter m) {
+        double total = 0;
+        for (Measurement x : m.measure()) {
+            if (x.getStatistic() == Statistic.COUNT) {
+                total += x.getValue();
+            }
+        }
+        return total;
+    }
+}

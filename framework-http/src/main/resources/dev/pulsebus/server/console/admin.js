@@ -1,0 +1,155 @@
+// The modules, recent errors and benchmark views.
+import { json, post, el } from './api.js';
+import { format } from './charts.js';
+
+function owns(m) {
+  const parts = [];
+  if (m.commands.length) {
+    parts.push('commands: ' + m.commands.map((c) => '/' + c).join(' '));
+  }
+  if (m.subscriptions.length) {
+    parts.push('subscriptions: ' + m.subscriptions.join(' '));
+  }
+  if (m.routes.length) {
+    parts.push('routes: ' + m.routes.join(' '));
+  }
+  return parts.join('\n') || 'nothing';
+}
+
+function renderModules(answer) {
+  const rows = answer.modules.map((m) => {
+    const tr = el('tr', null, { 'data-module': m.name });
+    tr.append(el('td', m.name), el('td', m.version, { class: 'version' }),
+      el('td', m.source === 'jar' ? 'jar ' + m.jar : 'classpath'), el('td', owns(m), { class: 'owns msg' }));
+    const actions = el('td');
+    if (m.source === 'jar') {
+      const from = el('select', null, { 'aria-label': 'Jar to reload ' + m.name + ' from' });
+      for (const jar of answer.jars) {
+        from.append(el('option', jar, { value: jar }));
+      }
+      from.value = m.jar;
+      const reload = el('button', 'Reload', { type: 'button', 'aria-label': 'Reload ' + m.name });
+      reload.addEventListener('click', () => change(`/api/admin/modules/${encodeURIComponent(m.name)}/reload`,
+        { jar: from.value }, `Reloaded ${m.name} from ${from.value}`));
+      const unload = el('button', 'Unload', { type: 'button', 'aria-label': 'Unload ' + m.name });
+      unload.addEventListener('click', () => change(`/api/admin/modules/${encodeURIComponent(m.name)}/unload`,
+        undefined, `Unloaded ${m.name}`));
+      actions.append(from, reload, unload);
+    } else {
+      actions.textContent = '—';
+    }
+    tr.append(actions);
+    return tr;
+  });
+  document.getElementById('modules').replaceChildren(...rows);
+  const loadedJars = new Set(answer.modules.map((m) => m.jar).filter(Boolean));
+  const select = document.getElementById('load-jar');
+  select.replaceChildren(...answer.jars.filter((j) => !loadedJars.has(j)).map((j) => el('option', j, { value: j })));
+}
+
+async function change(path, body, done) {
+  const status = document.getElementById('modules-status');
+  const error = document.getElementById('modules-error');
+  status.textContent = 'Working…';
+  error.textContent = '';
+  try {
+    renderModules(await post(path, body));
+    status.textContent = done;
+  } catch (e) {
+    status.textContent = '';
+    error.textContent = e.message;
+    refreshModules();
+  }
+}
+
+async function refreshModules() {
+  try {
+    renderModules(await json('/api/admin/modules'));
+  } catch (e) {
+    document.getElementById('modules-error').textContent = e.message;
+  }
+}
+
+export function startModules() {
+  document.getElementById('load-module').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const jar = document.getElementById('load-jar').value;
+    if (jar) {
+      change('/api/admin/modules/load', { jar }, 'Loaded ' + jar);
+    }
+  });
+  return refreshModules;
+}
+
+async function refreshErrors() {
+  try {
+    const answer = await json('/api/admin/errors');
+    const rows = answer.errors.slice().reverse().map((e) => {
+      const tr = el('tr', null, { class: e.level });
+      tr.append(el('td', new Date(e.time_ms).toLocaleTimeString()), el('td', e.level), el('td', e.module),
+        el('td', e.handler), el('td', e.message, { class: 'msg' }));
+      return tr;
+    });
+    document.getElementById('errors').replaceChildren(...rows);
+  } catch (e) {
+    document.getElementById('errors').replaceChildren(el('tr', null).appendChild(el('td', e.message)).parentNode);
+  }
+}
+
+export function startErrors() {
+  let timer = null;
+  return () => {
+    refreshErrors();
+    if (!timer) {
+      timer = setInterval(() => {
+        if (!document.getElementById('view-errors').hidden) {
+          refreshErrors();
+        }
+      }, 2000);
+    }
+  };
+}
+
+function drawBench(rows) {
+  const c = document.getElementById('c-bench');
+  const withOps = rows.filter((r) => r.ops_per_sec > 0);
+  c.height = Math.max(40, withOps.length * 16 + 8);
+  const g = c.getContext('2d');
+  g.clearRect(0, 0, c.width, c.height);
+  const max = Math.log10(Math.max(10, ...withOps.map((r) => r.ops_per_sec)));
+  g.font = '11px system-ui, sans-serif';
+  withOps.forEach((r, i) => {
+    const y = 4 + i * 16;
+    const w = (Math.log10(Math.max(1, r.ops_per_sec)) / max) * (c.width - 300);
+    g.fillStyle = '#59636e';
+    g.fillText(r.name, 2, y + 11);
+    g.fillStyle = '#1f6feb';
+    g.fillRect(230, y + 2, w, 11);
+    g.fillStyle = '#1f2328';
+    g.fillText(format(r.ops_per_sec), 234 + w, y + 11);
+  });
+  c.dataset.points = String(withOps.length);
+}
+
+export function startBench() {
+  return async () => {
+    const status = document.getElementById('bench-status');
+    try {
+      const results = await json('/api/admin/bench');
+      const rows = results.results || [];
+      const meta = results.meta || {};
+      status.textContent = `${rows.length} rows` + (meta.commit ? ' from ' + meta.commit : '')
+        + (meta.quick ? ' (quick run)' : '');
+      document.getElementById('bench').replaceChildren(...rows.map((r) => {
+        const tr = el('tr');
+        const n = (v) => (v === null || v === undefined ? '' : format(v));
+        tr.append(el('td', r.name), el('td', n(r.ops_per_sec)), el('td', n(r.p50_us)), el('td', n(r.p99_us)),
+          el('td', n(r.alloc_bytes_per_op)), el('td', r.note || '', { class: 'msg' }));
+        return tr;
+      }));
+      drawBench(rows);
+    } catch (e) {
+      status.textContent = e.message;
+    }
+  };
+}
