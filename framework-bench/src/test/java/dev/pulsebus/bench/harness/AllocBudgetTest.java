@@ -54,4 +54,15 @@ class AllocBudgetTest {
         assertThat(BenchMain.report(options, over, null)).isEqualTo(5);
         assertThat(BenchMain.report(options, results(row("router.command_hit", 80.0)), null)).isZero();
     }
+
+    @Test
+    void theShippedBudgetHoldsTheZeroAllocationRowsAtNothing() throws Exception {
+        AllocBudget shipped = AllocBudget.read(Path.of("alloc-budget.json"));
+
+        assertThat(shipped.bytesPerOp()).containsEntry("event.single_handler", 0.0).containsEntry("event.flood_1000", 0.0)
+                .containsEntry("event.ten_handlers", 0.0).containsEntry("router.command_miss", 0.0)
+                .containsEntry("router.command_unknown", 0.0).containsEntry("storage.kv_get_hot", 0.0)
+                .containsEntry("module.call", 0.0).containsEntry("config.get_hot", 0.0);
+        assertThat(shipped.bytesPerOp().values()).allMatch(b -> b >= 0);
+    }
 }
