@@ -77,7 +77,9 @@ public final class ServerFixture {
 
     /** The median of {@code values} (the mean of the middle two for an even count). */
     public static double median(List<Double> values) {
-        return Spread.of(values).median();
+        List<Double> sorted = values.stream().sorted().toList();
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 
     /** Bytes allocated so far by every live thread of this JVM. */

@@ -15,9 +15,9 @@ record Spread(double min, double median, double max, Double ciLow, Double ciHigh
     /** A row whose slowest round is more than this times its fastest ({@code max / min}) is UNSTABLE. */
     static final double UNSTABLE_RATIO = 2.0;
 
-    /** The spread of {@code rounds}, or null when there are none. */
+    /** The spread of {@code rounds}, or null when there are fewer than two (one round has no spread). */
     static Spread of(List<Double> rounds) {
-        if (rounds == null || rounds.isEmpty()) {
+        if (rounds == null || rounds.size() < 2) {
             return null;
         }
         List<Double> sorted = new ArrayList<>(rounds);

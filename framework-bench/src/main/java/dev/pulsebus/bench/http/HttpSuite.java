@@ -63,6 +63,7 @@ public final class HttpSuite implements Suite {
                                 + " against the floor); target >= 70%% of noop_floor: %s (%.0f%%)", CONNECTIONS,
                                 floorBytes == null ? "?" : String.format("%.0f", floorBytes), cores(h), cores(floor),
                                 ratio >= 0.7 ? "met" : "MISSED", ratio * 100)));
+                withRounds(rows, h);
 
                 // The console's stats, which every open console asks for once a second: about /health's cost.
                 Progress.print("http.admin_stats: pulsebus");
@@ -81,6 +82,7 @@ public final class HttpSuite implements Suite {
                                 CONNECTIONS, beyond == null ? "?" : String.format("%.0f", beyond),
                                 statsRatio >= 0.5 && beyond != null && beyond <= 4096 ? "met" : "MISSED",
                                 statsRatio * 100, errors(stats))));
+                withRounds(rows, stats);
 
                 double rate = Math.max(100, h.opsPerSec() / 2);
                 // Three interleaved pairs (floor, ours) at the same rate; each percentile is the median of the
@@ -126,6 +128,7 @@ public final class HttpSuite implements Suite {
                         ServerFixture.peers(), String.format("POST a message, answered 201 once committed (SQLite);"
                                 + " ops/s with 16 connections over 16 rooms (commits shared), latency of one say at a"
                                 + " time; target p50 <= 500 us: %s%s", sayP50 <= 500 ? "met" : "MISSED", errors(say))));
+                withRounds(rows, say);
 
                 Progress.print("http.history_50");
                 try (RawHttp seed = new RawHttp(ours.getHost(), ours.getPort())) {
@@ -145,11 +148,17 @@ public final class HttpSuite implements Suite {
                                 + " 16 connections (B/op: the whole process, client included), latency of one request"
                                 + " at a time; target p50 <= 100 us: %s%s",
                                 histP50 <= 100 ? "met" : "MISSED", errors(hist))));
+                withRounds(rows, hist);
             } finally {
                 server.close();
             }
         }
         return rows;
+    }
+
+    /** The last row added, with {@code measured}'s per-second throughput as its rounds. */
+    private static void withRounds(List<Row> rows, LoadClient.Result measured) {
+        rows.set(rows.size() - 1, rows.get(rows.size() - 1).withRounds(measured.rounds()));
     }
 
     /** The median over {@code rounds} of one percentile, in microseconds. */

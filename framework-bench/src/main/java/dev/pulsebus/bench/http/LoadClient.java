@@ -50,14 +50,17 @@ import org.HdrHistogram.Histogram;
 public final class LoadClient implements AutoCloseable {
 
     /**
-     * Answers counted and latencies (ns) recorded in the measured window, and the CPU time the client's
-     * event loops used over the whole run (warm-up included), -1 where the JVM cannot tell.
+     * Answers counted and latencies (ns) recorded in the measured window, the CPU time the client's
+     * event loops used over the whole run (warm-up included), -1 where the JVM cannot tell, and the answers
+     * in each whole second of the window ({@code rounds}, by intended send time).
      */
     public record Result(long count, double seconds, Histogram latencyNanos, long errors, long clientCpuNanos,
-                         double runSeconds) {
+                         double runSeconds, List<Double> rounds) {
         public double opsPerSec() {
             return count / seconds;
         }
+
+
 
         /** The client's CPU time as a share of one core over the run (0.5 = half a core); -1 if unknown. */
         public double clientCores() {
@@ -136,13 +139,21 @@ public final class LoadClient implements AutoCloseable {
         Histogram all = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
         long count = 0;
         long errors = 0;
+        long[] perSecond = new long[Conn.SECONDS];
         for (Conn c : conns) {
             all.add(c.histogram);
             count += c.count;
             errors += c.errors;
+            for (int i = 0; i < perSecond.length; i++) {
+                perSecond[i] += c.perSecond[i];
+            }
             c.channel.close().sync();
         }
-        return new Result(count, measure.toNanos() / 1e9, all, errors, cpu, runSeconds);
+        List<Double> rounds = new ArrayList<>();
+        for (int i = 0; i < Math.min(perSecond.length, measure.toSeconds()); i++) {
+            rounds.add((double) perSecond[i]);
+        }
+        return new Result(count, measure.toNanos() / 1e9, all, errors, cpu, runSeconds, List.copyOf(rounds));
     }
 
     private static long[] loopThreadIds(Iterable<EventLoop> loops) throws InterruptedException {
@@ -255,7 +266,11 @@ public final class LoadClient implements AutoCloseable {
         Channel channel;
         Pacer pacer;
         long intended;
+        /** Whole seconds of the measured window counted apart (rounds); later answers count in the total only. */
+        static final int SECONDS = 60;
         long count;
+        /** Answers in each second of the measured window, by intended send time. */
+        final long[] perSecond = new long[SECONDS];
         long errors;
         boolean finished;
         /** Bytes of answers not yet consumed. */
@@ -339,6 +354,10 @@ public final class LoadClient implements AutoCloseable {
             long now = System.nanoTime();
             if (intended >= measureFrom) {
                 count++;
+                long second = (intended - measureFrom) / 1_000_000_000L;
+                if (second < SECONDS) {
+                    perSecond[(int) second]++;
+                }
                 histogram.recordValue(Math.min(now - intended, histogram.getHighestTrackableValue()));
                 if (code >= 400) {
                     errors++;

@@ -97,6 +97,7 @@ class LoadClientTest {
                 return request(server.url());
             }, 8, 4000, Duration.ofMillis(200), Duration.ofSeconds(1));
             assertThat(r.count()).as("4000 slots a second for a second").isEqualTo(4000);
+            assertThat(r.rounds()).as("the measured second is one round of all its answers").containsExactly(4000.0);
             assertThat(r.errors()).isZero();
             assertThat(sent.get()).as("the 800 slots of the warm-up and the 4000 measured, each sent once")
                     .isEqualTo(4800);
