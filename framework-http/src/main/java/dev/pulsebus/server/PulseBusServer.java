@@ -60,7 +60,7 @@ import org.slf4j.LoggerFactory;
 public final class PulseBusServer implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(PulseBusServer.class);
-    static final String VERSION = versionOf();
+    static final String VERSION = BuildInfo.CURRENT.version();
 
     private final ServerConfig config;
     private final long startedNanos = System.nanoTime();
@@ -331,6 +331,11 @@ public final class PulseBusServer implements AutoCloseable {
     }
 
     private void bindMeters() {
+        Gauge.builder("pulsebus.build.info", () -> 1)
+                .tags("version", BuildInfo.CURRENT.version(), "commit", BuildInfo.CURRENT.commit(),
+                        "jdk", Runtime.version().toString())
+                .description("1, labelled with this build's version and commit and the JDK it runs on")
+                .register(registry);
         Gauge.builder("pulsebus.longpoll.waiters", polls, LongPollRooms::waiting)
                 .description("Long-polls parked, waiting for a message").register(registry);
         polls.deliveryTimer(io.micrometer.core.instrument.Timer.builder("pulsebus.longpoll.delivery")
@@ -410,9 +415,5 @@ public final class PulseBusServer implements AutoCloseable {
         }
     }
 
-    private static String versionOf() {
-        String v = PulseBusServer.class.getPackage().getImplementationVersion();
-        return v != null ? v : "0.1.0-SNAPSHOT";
-    }
 
 }

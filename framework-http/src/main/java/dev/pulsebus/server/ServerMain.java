@@ -19,11 +19,15 @@ import org.slf4j.LoggerFactory;
  */
 public final class ServerMain {
 
+    /** The message of the ConfigException that --version raises, like --help's empty one: no server starts. */
+    private static final String VERSION_REQUEST = "--version";
+
     static final String USAGE = """
-            usage: pulsebus [--config FILE] [--port N] [--data-dir DIR] [--help]
+            usage: pulsebus [--config FILE] [--port N] [--data-dir DIR] [--version] [--help]
               --config FILE    the configuration (default: config/pulsebus.toml if present, else built-in defaults)
               --port N         listen on port N (0: any free port; the chosen one is printed)
               --data-dir DIR   where the SQLite database lives (default: data)
+              --version        print the version, the commit it was built from and the JDK, and exit
               --help           this text
             Environment: PULSEBUS_<SECTION>_<KEY> overrides a setting, e.g. PULSEBUS_SERVER_PORT=9090.
             """;
@@ -73,6 +77,10 @@ public final class ServerMain {
         } catch (ConfigException e) {
             if (String.valueOf(e.getMessage()).isEmpty()) {
                 System.out.print(USAGE);
+                return 0;
+            }
+            if (VERSION_REQUEST.equals(e.getMessage())) {
+                System.out.println(BuildInfo.CURRENT.line());
                 return 0;
             }
             System.err.println("pulsebus: " + e.getMessage());
@@ -144,6 +152,7 @@ public final class ServerMain {
                 }
                 case "--data-dir" -> dataDir = Path.of(value(args, ++i, a));
                 case "--help", "-h" -> throw new ConfigException("");
+                case "--version" -> throw new ConfigException(VERSION_REQUEST);
                 default -> throw new ConfigException("unknown argument '" + a + "'");
             }
         }

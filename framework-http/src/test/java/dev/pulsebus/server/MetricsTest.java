@@ -39,6 +39,8 @@ class MetricsTest {
                     "pulsebus_kv_writes_total", "pulsebus_transcripts_written_total", "pulsebus_events_published_total",
                     "jvm_memory_used_bytes", "process_uptime_seconds", "hikaricp_connections_active");
             assertThat(r.body()).contains("pulsebus_http_requests_total{route=\"unknown\",status=\"404\"} 1.0");
+            assertThat(r.body()).contains("pulsebus_build_info{commit=\"" + BuildInfo.CURRENT.commit() + "\",jdk=\""
+                    + Runtime.version() + "\",version=\"" + PulseBusServer.VERSION + "\"} 1");
 
             HttpResponse<String> om = t.client.send(HttpRequest.newBuilder(t.uri("/metrics"))
                     .header("Accept", "application/openmetrics-text; version=1.0.0").build(),

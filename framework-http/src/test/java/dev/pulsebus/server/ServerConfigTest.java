@@ -81,4 +81,20 @@ class ServerConfigTest {
         assertThat(ServerMain.run(new String[] {"--config", dir.resolve("absent.toml").toString()})).isEqualTo(2);
         assertThat(ServerMain.run(new String[] {"--help"})).isZero();
     }
+
+    @Test
+    void versionPrintsTheBuildsVersionCommitAndJdkAndStartsNothing() {
+        java.io.PrintStream out = System.out;
+        java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
+        System.setOut(new java.io.PrintStream(printed, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            assertThat(ServerMain.run(new String[] {"--version"})).isZero();
+        } finally {
+            System.setOut(out);
+        }
+        assertThat(printed.toString(java.nio.charset.StandardCharsets.UTF_8).trim())
+                .matches("PulseBus \\d+\\.\\d+\\.\\d+(-SNAPSHOT)? \\(commit ([0-9a-f]{7}(-dirty)?|unknown)\\) on JDK .+")
+                .contains(PulseBusServer.VERSION, BuildInfo.CURRENT.commit());
+        assertThat(BuildInfo.CURRENT.commit()).as("built from this checkout").isNotEqualTo("unknown");
+    }
 }
