@@ -50,9 +50,18 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     record Health(HttpResponseStatus status, byte[] body) {
     }
 
-    /** /health's answer; with the failed components' error text only for a client the token admits. */
+    /**
+     * /health's answer, with the failed components' error text only for a client the token admits; and
+     * the orchestrator's two probes.
+     */
     interface HealthCheck {
         Health answer(boolean withError);
+
+        /** /health/live: 200 while the process serves (its event loops run), else 503. */
+        Health live();
+
+        /** /health/ready: 200 while it can take traffic (storage up, not shutting down), else 503. */
+        Health ready();
     }
 
     private final ServerConfig config;
@@ -106,6 +115,13 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         QueryStringDecoder uri = new QueryStringDecoder(req.uri());
         String path = uri.path();
         HttpMethod method = req.method();
+        if (path.equals("/health/live") || path.equals("/health/ready")) {
+            if (out.allow(ctx, method, "GET", Route.HEALTH, keepAlive)) {
+                Health h = path.endsWith("live") ? health.live() : health.ready(); // field reads only
+                out.json(ctx, Route.HEALTH, h.status(), Unpooled.wrappedBuffer(h.body()), keepAlive);
+            }
+            return;
+        }
         if (path.equals("/health")) {
             if (out.allow(ctx, method, "GET", Route.HEALTH, keepAlive)) {
                 Health h = health.answer(admitted(req)); // field reads only: answered on the I/O thread

@@ -176,7 +176,8 @@ public final class PulseBusServer implements AutoCloseable {
             AdminApi admin = new AdminApi(config, out, work, stats, modules, errors,
                     limit -> transcripts.chatIds(HttpChat.PLATFORM, ChatRef.GROUP, limit), AdminApi::benchResults);
             HttpHandler handler = new HttpHandler(config, new ChatApi(config, chat, rooms, polls, work, out), out, work,
-                    config.metricsEnabled() ? registry : null, jvmMeters::await, this::health, routes, onebot, admin);
+                    config.metricsEnabled() ? registry : null, jvmMeters::await, new Probes(new LoopWatch(workers)), routes,
+                    onebot, admin);
             this.initializer = new ServerInitializer(config, handler);
             bindMeters();
             Class<? extends ServerChannel> channel = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
@@ -285,6 +286,48 @@ public final class PulseBusServer implements AutoCloseable {
      * {@code withError}, for a client the token admits. The answers are written again only when something
      * in them changed: asked many times a second, it mostly has not, and they are then the same bytes.
      */
+    private static final HttpHandler.Health LIVE = probe(HttpResponseStatus.OK, "{\"status\":\"UP\"}");
+    private static final HttpHandler.Health WEDGED = probe(HttpResponseStatus.SERVICE_UNAVAILABLE,
+            "{\"status\":\"DOWN\",\"reason\":\"an event loop has not run its tasks for 5 s\"}");
+    private static final HttpHandler.Health READY = LIVE;
+    private static final HttpHandler.Health STORAGE_DOWN = probe(HttpResponseStatus.SERVICE_UNAVAILABLE,
+            "{\"status\":\"DOWN\",\"reason\":\"storage is down\"}");
+    private static final HttpHandler.Health STOPPING = probe(HttpResponseStatus.SERVICE_UNAVAILABLE,
+            "{\"status\":\"DOWN\",\"reason\":\"shutting down\"}");
+
+    private static HttpHandler.Health probe(HttpResponseStatus status, String json) {
+        return new HttpHandler.Health(status, json.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    /** The health answers: /health itself, and the probes that take no component into account but their own. */
+    private final class Probes implements HttpHandler.HealthCheck {
+        private final LoopWatch loops;
+
+        Probes(LoopWatch loops) {
+            this.loops = loops;
+        }
+
+        @Override
+        public HttpHandler.Health answer(boolean withError) {
+            return health(withError);
+        }
+
+        /** Only the event loops: a database outage must not make an orchestrator restart a process that is fine. */
+        @Override
+        public HttpHandler.Health live() {
+            return loops.wedged() == 0 ? LIVE : WEDGED;
+        }
+
+        /**
+         * Storage, and not shutting down. The adapters show in /health but do not gate readiness: a reverse
+         * connection (OneBot) can only come once the instance takes traffic.
+         */
+        @Override
+        public HttpHandler.Health ready() {
+            return closed.get() ? STOPPING : !storage.healthy() ? STORAGE_DOWN : READY;
+        }
+    }
+
     HttpHandler.Health health(boolean withError) {
         boolean storageUp = storage.healthy();
         boolean transcriptsUp = transcripts.healthy();

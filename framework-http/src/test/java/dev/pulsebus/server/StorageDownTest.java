@@ -44,6 +44,8 @@ class StorageDownTest {
                     down = t.get("/health");
                 } while (down.statusCode() != 503 && System.nanoTime() < until);
                 assertThat(down.statusCode()).isEqualTo(503);
+                assertThat(t.get("/health/ready").statusCode()).as("not ready without storage").isEqualTo(503);
+                assertThat(t.get("/health/live").statusCode()).as("but alive: no restart for an outage").isEqualTo(200);
                 JsonNode h = Json.MAPPER.readTree(down.body());
                 assertThat(h.get("status").asText()).isEqualTo("DOWN");
                 assertThat(h.at("/components/storage").asText()).isEqualTo("DOWN");
@@ -66,6 +68,7 @@ class StorageDownTest {
                 HttpResponse<String> up = health.get(0);
                 assertThat(Json.MAPPER.readTree(up.body()).get("status").asText()).isIn("UP", "DEGRADED");
                 assertThat(t.say("r", "ann", "after", AUTH).statusCode()).isEqualTo(201);
+                assertThat(t.get("/health/ready").statusCode()).as("ready again").isEqualTo(200);
                 JsonNode history = Json.MAPPER.readTree(t.get("/api/rooms/r/messages", AUTH).body()).get("messages");
                 assertThat(history).extracting(m -> m.get("text").asText()).contains("before", "after");
             }
