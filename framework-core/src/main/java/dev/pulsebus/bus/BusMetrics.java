@@ -79,10 +79,12 @@ final class BusMetrics {
             return new TypeMeters(null, null);
         }
         Timer inline = add(Timer.builder("pulsebus.handler.duration")
-                .description("Handler run time (inline handlers sampled)")
+                .description("Handler run time; inline handlers are timed on a sample of events, so _count counts"
+                        + " timed runs, not events (pulsebus_events_published_total counts events)")
                 .tag("type", label).tag("mode", "inline").register(registry));
         Timer blocking = add(Timer.builder("pulsebus.handler.duration")
-                .description("Handler run time (inline handlers sampled)")
+                .description("Handler run time; inline handlers are timed on a sample of events, so _count counts"
+                        + " timed runs, not events (pulsebus_events_published_total counts events)")
                 .tag("type", label).tag("mode", "blocking").register(registry));
         TypeMeters m = new TypeMeters(inline, blocking);
         add(FunctionCounter.builder("pulsebus.events.published", m.published, LongAdder::sum)

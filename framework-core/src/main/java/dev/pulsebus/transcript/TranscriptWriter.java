@@ -90,6 +90,8 @@ public final class TranscriptWriter implements AutoCloseable {
     private final LongAdder written = new LongAdder();
     private final LongAdder dropped = new LongAdder();
     private final LongAdder batches = new LongAdder();
+    /** Each stored batch's append, set with the meters. */
+    private volatile io.micrometer.core.instrument.@Nullable Timer batchTimer;
     private final LongAdder failures = new LongAdder();
     /** The batch being written: neither in the buffer nor yet in the store, still visible to history. */
     private volatile List<TranscriptRecord> writing = List.of();
@@ -320,7 +322,12 @@ public final class TranscriptWriter implements AutoCloseable {
                 return false;
             }
             try {
+                long started = System.nanoTime();
                 store.append(batch);
+                io.micrometer.core.instrument.Timer timer = batchTimer;
+                if (timer != null) {
+                    timer.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+                }
                 written.add(batch.size());
                 batches.increment();
                 if (!healthy) {
@@ -541,6 +548,11 @@ public final class TranscriptWriter implements AutoCloseable {
                 .description("Transcript records committed to the store").register(registry));
         meters.add(FunctionCounter.builder("pulsebus.transcripts.dropped", dropped, LongAdder::sum)
                 .description("Transcript records dropped because the buffer was full").register(registry));
+        io.micrometer.core.instrument.Timer timer = io.micrometer.core.instrument.Timer
+                .builder("pulsebus.transcripts.batch").description("Transcript batches stored, each append's time")
+                .register(registry);
+        meters.add(timer);
+        batchTimer = timer;
         meters.add(FunctionCounter.builder("pulsebus.transcripts.batches", batches, LongAdder::sum)
                 .description("Transcript batches committed").register(registry));
         meters.add(FunctionCounter.builder("pulsebus.transcripts.write.failures", failures, LongAdder::sum)

@@ -96,6 +96,7 @@ public final class PulseBusServer implements AutoCloseable {
         try {
             this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             registry.config().meterFilter(ConsoleStats.HANDLER_PERCENTILES); // before the bus makes its timers
+            registry.config().meterFilter(SloBuckets.FILTER);
             RecentErrors errors = new RecentErrors().attach(); // from here on: module load failures included
             opened.add("recent errors", errors);
             this.jvmMeters = new JvmMeters(registry); // bound once it listens

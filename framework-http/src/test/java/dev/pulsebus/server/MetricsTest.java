@@ -8,6 +8,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -39,6 +40,13 @@ class MetricsTest {
                     "pulsebus_kv_writes_total", "pulsebus_transcripts_written_total", "pulsebus_events_published_total",
                     "jvm_memory_used_bytes", "process_uptime_seconds", "hikaricp_connections_active");
             assertThat(r.body()).contains("pulsebus_http_requests_total{route=\"unknown\",status=\"404\"} 1.0");
+            for (String timer : List.of("pulsebus_handler_duration_seconds", "pulsebus_kv_commit_seconds",
+                    "pulsebus_transcripts_batch_seconds", "pulsebus_longpoll_delivery_seconds")) {
+                assertThat(r.body()).as(timer + " has the fixed buckets").contains(timer + "_bucket{")
+                        .containsPattern(timer + "_bucket\\{[^}]*le=\"5\\.0E-5\"")
+                        .containsPattern(timer + "_bucket\\{[^}]*le=\"10\\.0\"");
+            }
+            assertThat(r.body()).contains("so _count counts timed runs, not events");
             assertThat(r.body()).contains("pulsebus_build_info{commit=\"" + BuildInfo.CURRENT.commit() + "\",jdk=\""
                     + Runtime.version() + "\",version=\"" + PulseBusServer.VERSION + "\"} 1");
 

@@ -178,6 +178,9 @@ final class JdbcKvStore implements KvStore, AutoCloseable {
     }
 
     private void bindMetrics(MeterRegistry registry) {
+        writer.commitTimer(io.micrometer.core.instrument.Timer.builder("pulsebus.kv.commit")
+                .description("KV group-commit transactions, from the first statement to the commit")
+                .register(registry));
         FunctionCounter.builder("pulsebus.kv.writes", writer.writes, LongAdder::sum)
                 .description("KV writes committed").register(registry);
         FunctionCounter.builder("pulsebus.kv.write.batches", writer.batches, LongAdder::sum)

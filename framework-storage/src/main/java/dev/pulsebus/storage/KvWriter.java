@@ -55,6 +55,8 @@ final class KvWriter {
 
     final LongAdder writes = new LongAdder();
     final LongAdder batches = new LongAdder();
+    /** Each committed transaction's time from its first statement to its commit; set with the meters. */
+    private volatile io.micrometer.core.instrument.@Nullable Timer commitTimer;
     final LongAdder failed = new LongAdder();
     final LongAdder rejected = new LongAdder();
     final LongAdder expired = new LongAdder();
@@ -138,6 +140,7 @@ final class KvWriter {
                 session = new Session(dataSource.getConnection());
                 session.connection.setAutoCommit(false);
             }
+            long started = System.nanoTime();
             KvTransaction tx = new KvTransaction(session, dialect, clock.millis());
             try {
                 for (KvWrite w : batch) {
@@ -147,6 +150,10 @@ final class KvWriter {
             } catch (SQLException | RuntimeException e) {
                 tx.rollbackQuietly();
                 throw e;
+            }
+            io.micrometer.core.instrument.Timer timer = commitTimer;
+            if (timer != null) {
+                timer.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
             }
         } catch (SQLException | RuntimeException e) {
             dropSession();
@@ -217,6 +224,11 @@ final class KvWriter {
         }
         expired.add(total);
         return total;
+    }
+
+    /** Times each commit with {@code timer} from now on. */
+    void commitTimer(io.micrometer.core.instrument.Timer timer) {
+        this.commitTimer = timer;
     }
 
     /**
