@@ -8,17 +8,14 @@ import dev.pulsebus.event.MessageEvent;
 import dev.pulsebus.event.NoticeEvent;
 import dev.pulsebus.pipeline.InboundResult;
 import dev.pulsebus.server.PulseBusServer;
-import dev.pulsebus.server.ServerConfig;
 import dev.pulsebus.testing.Await;
 import dev.pulsebus.testing.MemoryKvStore;
 import dev.pulsebus.kv.Kv;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -47,21 +44,11 @@ class TelegramEmulatorTest {
     }
 
     private PulseBusServer server() throws Exception {
-        Path file = dir.resolve("pulsebus.toml");
-        Files.writeString(file, """
-                [server]
-                port = 0
-
-                [storage]
-                data_dir = "%s"
-
-                [adapters.telegram]
+        return TelegramServers.start(dir, """
                 mode = "polling"
                 token = "%s"
                 api_url = "%s"
-                """.formatted(dir.resolve("data").toString().replace("\\", "/"), TelegramEmulator.TOKEN,
-                emulator.apiUrl));
-        return PulseBusServer.start(ServerConfig.load(file, false, Map.of()));
+                """.formatted(TelegramEmulator.TOKEN, emulator.apiUrl));
     }
 
     /** Waits until the bot has sent {@code chatId} a message, and returns what it sent there by then. */

@@ -4,17 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pulsebus.event.PrivateMessage;
 import dev.pulsebus.server.PulseBusServer;
-import dev.pulsebus.server.ServerConfig;
 import dev.pulsebus.testing.Await;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,22 +34,13 @@ class TelegramWebhookTest {
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private PulseBusServer server(FakeBotApi api) throws Exception {
-        Path file = dir.resolve("pulsebus.toml");
-        Files.writeString(file, """
-                [server]
-                port = 0
-
-                [storage]
-                data_dir = "%s"
-
-                [adapters.telegram]
+        return TelegramServers.start(dir, """
                 mode = "webhook"
                 token = "%s"
                 api_url = "%s"
                 webhook_url = "https://bot.example.com"
                 webhook_secret = "%s"
-                """.formatted(dir.resolve("data").toString().replace("\\", "/"), FakeBotApi.TOKEN, api.url(), SECRET));
-        return PulseBusServer.start(ServerConfig.load(file, false, Map.of()));
+                """.formatted(FakeBotApi.TOKEN, api.url(), SECRET));
     }
 
     private HttpResponse<String> post(PulseBusServer server, String path, String secret) throws Exception {
