@@ -66,4 +66,19 @@ class TelegramSettingsTest {
         assertThat(s.withWebhook("https://b.example/telegram/1/webhook", "").webhookFor("1"))
                 .isEqualTo("https://b.example/telegram/1/webhook");
     }
+
+    @Test
+    void theShippedConfigurationHasTheSectionCommentedOut() throws Exception {
+        Path shipped = Path.of("..", "config", "pulsebus.toml");
+        String text = Files.readString(shipped);
+        assertThat(text).contains("# [adapters.telegram]");
+        assertThat(ServerConfig.load(shipped, false, Map.of()).telegram()).isNull();
+        String telegram = text.substring(text.indexOf("\n# [adapters.telegram]")).replaceAll("(?m)^# ", "");
+        Path file = dir.resolve("pulsebus.toml");
+        Files.writeString(file, telegram);
+        TelegramSettings s = ServerConfig.load(file, false, Map.of("PULSEBUS_ADAPTERS_TELEGRAM__TOKEN", "1:a")).telegram();
+        assertThat(s).isNotNull();
+        assertThat(s.mode()).isEqualTo(TelegramSettings.Mode.POLLING);
+        assertThat(s.apiUrl()).isEqualTo(TelegramSettings.DEFAULT_API_URL);
+    }
 }
