@@ -225,6 +225,7 @@ public final class TelegramAdapter implements Adapter {
             if (retrying(bot, backoff, "deleteWebhook", Json.MAPPER.createObjectNode()) == null) {
                 return;
             }
+            bot.up = true; // Telegram answers; a poll held for its timeout is no sign of trouble
             LOG.info("Telegram bot {} (@{}): polling", bot.id, bot.username);
             poll(bot, backoff);
         } catch (InterruptedException e) {

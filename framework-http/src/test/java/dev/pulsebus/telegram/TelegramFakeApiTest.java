@@ -2,6 +2,7 @@ package dev.pulsebus.telegram;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.pulsebus.event.ChatRef;
 import dev.pulsebus.event.Event;
@@ -227,5 +228,15 @@ class TelegramFakeApiTest {
         assertThat(api.calls("sendPhoto")).singleElement()
                 .satisfies(c -> assertThat(c.params().path("photo").asText()).isEqualTo("AgACAgIAAxkBAAIB"));
         assertThat(api.calls("sendMessage")).hasSize(1);
+    }
+
+    @Test
+    void stopEndsAPollThatTelegramHoldsWithoutWaitingForItsTimeout() throws Exception {
+        TelegramAdapter a = TelegramAdapter.create(TelegramSettings.polling(api.url(), FakeBotApi.TOKEN)
+                .withPollTimeoutSeconds(40), null, null);
+        a.start(e -> InboundResult.PUBLISHED);
+        assertThat(Await.until(WAIT, () -> !api.calls("getUpdates").isEmpty())).isTrue();
+        assertTimeoutPreemptively(Duration.ofSeconds(20), a::stop); // the poll is held for 40 s
+        assertThat(a.health()).containsEntry("telegram:123456", true);
     }
 }
