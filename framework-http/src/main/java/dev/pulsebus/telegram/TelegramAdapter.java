@@ -66,6 +66,8 @@ public final class TelegramAdapter implements Adapter {
             "removed_chat_boost");
     /** How long a poll that came back empty before its timeout waits before the next (a server that does not hold). */
     static final long EMPTY_POLL_PAUSE_MILLIS = 200;
+    /** How long a stop lets a poll come back by itself before it cuts the poll off. */
+    static final Duration STOP_GRACE = Duration.ofSeconds(1);
 
     final TelegramSettings settings;
     final TelegramMetrics metrics = new TelegramMetrics();
@@ -150,10 +152,22 @@ public final class TelegramAdapter implements Adapter {
         }
     }
 
-    /** Stops the pollers (each finishes the batch it holds), waiting at most 5 s for each; releases the meters. */
+    /**
+     * Stops the pollers: a poll that comes back within {@link #STOP_GRACE} is handled (a server that forgets
+     * what it has sent, as an emulator does, loses nothing), one Telegram still holds is cut off (its updates
+     * are not confirmed, so they are asked again at the next start); a poller finishes the batch it holds,
+     * waited for at most 5 s. Releases the meters.
+     */
     @Override
     public void stop() throws InterruptedException {
         stopping = true;
+        long grace = System.nanoTime() + STOP_GRACE.toNanos();
+        for (Bot bot : bots.values()) { // a poll being answered now comes back with updates the server may forget
+            Thread t = bot.thread;
+            if (t != null) {
+                t.join(Duration.ofNanos(Math.max(1, grace - System.nanoTime())));
+            }
+        }
         for (Bot bot : bots.values()) {
             synchronized (bot.pollLock) {
                 Thread t = bot.thread;
