@@ -1,5 +1,6 @@
 package dev.pulsebus.onebot;
 
+import dev.pulsebus.internal.Backoff;
 import dev.pulsebus.internal.FailureLog;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;

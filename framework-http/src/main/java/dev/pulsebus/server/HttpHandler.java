@@ -20,6 +20,7 @@ import io.netty.handler.codec.http.TooLongHttpLineException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import dev.pulsebus.onebot.OneBotAdapter;
+import dev.pulsebus.telegram.TelegramAdapter;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,8 +32,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Routes requests: {@code /health}, {@code /metrics}, the chat API ({@link ChatApi}), the OneBot adapters'
- * reverse WebSocket and HTTP paths ({@code /onebot/...}, {@link OneBotAdapter#route}), modules' routes, and
- * the browser console's page ({@link ConsoleAssets}) and admin API ({@link AdminApi}).
+ * reverse WebSocket and HTTP paths ({@code /onebot/...}, {@link OneBotAdapter#route}), the Telegram webhook
+ * ({@code /telegram/<bot id>/webhook}, {@link TelegramAdapter#route}), modules' routes, and the browser
+ * console's page ({@link ConsoleAssets}) and admin API ({@link AdminApi}).
  * Everything that may wait (storage, metrics scrape, health ping) runs on a virtual
  * thread of {@code work}; the I/O thread only parses, checks and writes. Every error is JSON
  * {@code {"error": "...", "status": n}}.
@@ -73,13 +75,14 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private final HealthCheck health;
     private final Routes routes;
     private final List<OneBotAdapter> onebot;
+    private final @Nullable TelegramAdapter telegram;
     private final byte @Nullable [] token;
     private final AdminApi admin;
     private final ConsoleAssets console;
 
     HttpHandler(ServerConfig config, ChatApi chat, CountedResponses out, ExecutorService work,
                 @Nullable PrometheusMeterRegistry prometheus, Runnable beforeScrape, HealthCheck health, Routes routes,
-                List<OneBotAdapter> onebot, AdminApi admin) {
+                List<OneBotAdapter> onebot, @Nullable TelegramAdapter telegram, AdminApi admin) {
         super(true);
         this.config = config;
         this.chat = chat;
@@ -90,6 +93,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         this.health = health;
         this.routes = routes;
         this.onebot = onebot;
+        this.telegram = telegram;
         this.token = config.token().isEmpty() ? null : ("Bearer " + config.token()).getBytes(StandardCharsets.UTF_8);
         this.admin = admin;
         this.console = new ConsoleAssets(out);
@@ -154,6 +158,9 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                     return;
                 }
             }
+        }
+        if (path.startsWith("/telegram/") && telegram != null && telegram.route(ctx, req, path)) {
+            return; // its own secret token; the update answered once it has been through the pipeline
         }
         if (path.startsWith("/modules/")) {
             if (authorized(ctx, req)) {

@@ -38,6 +38,8 @@ import java.time.Clock;
 import java.time.Duration;
 import dev.pulsebus.onebot.OneBotAdapter;
 import dev.pulsebus.onebot.OneBotSettings;
+import dev.pulsebus.telegram.TelegramAdapter;
+import dev.pulsebus.telegram.TelegramSettings;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -75,6 +77,7 @@ public final class PulseBusServer implements AutoCloseable {
     private final HttpChat chat;
     private final MessagePipeline pipeline;
     private final List<OneBotAdapter> onebot;
+    private final @Nullable TelegramAdapter telegram;
     private final ModuleHost modules;
     private final Config liveConfig;
     private final Routes routes = new Routes();
@@ -161,6 +164,12 @@ public final class PulseBusServer implements AutoCloseable {
                 }
             }
             this.onebot = List.copyOf(onebot);
+            TelegramSettings tg = config.telegram();
+            this.telegram = tg != null && tg.enabled()
+                    ? TelegramAdapter.create(tg, storage.kv().namespace("telegram"), registry) : null;
+            if (telegram != null) {
+                pb.adapter(telegram); // its update offsets in the KV store: a restart resumes after the last handled
+            }
             this.pipeline = pb.build();
             // transcripts flush: within the time left, but what the storage and event loops after it need
             opened.add("pipeline", left -> pipeline.close(Duration.ofNanos(left - reserve(left))));
@@ -178,7 +187,7 @@ public final class PulseBusServer implements AutoCloseable {
                     limit -> transcripts.chatIds(HttpChat.PLATFORM, ChatRef.GROUP, limit), AdminApi::benchResults);
             HttpHandler handler = new HttpHandler(config, new ChatApi(config, chat, rooms, polls, work, out), out, work,
                     config.metricsEnabled() ? registry : null, jvmMeters::await, new Probes(new LoopWatch(workers)), routes,
-                    onebot, admin);
+                    onebot, telegram, admin);
             this.initializer = new ServerInitializer(config, handler);
             bindMeters();
             Class<? extends ServerChannel> channel = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
@@ -249,6 +258,11 @@ public final class PulseBusServer implements AutoCloseable {
         return onebot;
     }
 
+    /** The Telegram adapter when {@code [adapters.telegram]} enables it, else null. */
+    public @Nullable TelegramAdapter telegram() {
+        return telegram;
+    }
+
     public Storage storage() {
         return storage;
     }
@@ -281,8 +295,8 @@ public final class PulseBusServer implements AutoCloseable {
     }
 
     /**
-     * {@code /health}: DOWN (503) when storage is down, DEGRADED when transcripts fail or a OneBot bot is down
-     * (each one a component {@code onebot11:<self_id>}), otherwise UP; why
+     * {@code /health}: DOWN (503) when storage is down, DEGRADED when transcripts fail or a OneBot or Telegram bot
+     * is down (each one a component {@code onebot11:<self_id>}, {@code telegram:<bot id>}), otherwise UP; why
      * storage is down ({@code error}, an exception's text that can name database hosts and users) only
      * {@code withError}, for a client the token admits. The answers are written again only when something
      * in them changed: asked many times a second, it mostly has not, and they are then the same bytes.
@@ -341,6 +355,9 @@ public final class PulseBusServer implements AutoCloseable {
         for (OneBotAdapter a : onebot) {
             platforms = platforms * 31 + a.healthState();
         }
+        if (telegram != null) {
+            platforms = platforms * 31 + telegram.healthState();
+        }
         LastHealth last = lastHealth;
         if (last != null && last.same(storageUp, transcriptsUp, httpUp, uptime, received, handled, error, platforms)) {
             return withError ? last.explained : last.states;
@@ -348,6 +365,9 @@ public final class PulseBusServer implements AutoCloseable {
         Map<String, Boolean> bots = new java.util.LinkedHashMap<>();
         for (OneBotAdapter a : onebot) {
             bots.putAll(a.health());
+        }
+        if (telegram != null) {
+            bots.putAll(telegram.health());
         }
         boolean botsUp = !bots.containsValue(false);
         String status = !storageUp ? "DOWN" : !transcriptsUp || !botsUp ? "DEGRADED" : "UP";

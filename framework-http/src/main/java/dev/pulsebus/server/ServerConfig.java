@@ -5,6 +5,7 @@ import dev.pulsebus.config.ConfigException;
 import dev.pulsebus.config.ConfigSnapshot;
 import java.nio.file.Path;
 import dev.pulsebus.onebot.OneBotSettings;
+import dev.pulsebus.telegram.TelegramSettings;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,13 +24,14 @@ public record ServerConfig(
         String instance, boolean metricsEnabled,
         Path dataDir, String jdbcUrl, String username, String password, String synchronous, long cacheSize,
         int keepPerChat, int maxAgeDays,
-        Path modulesDir, Map<String, Map<String, String>> modules, List<OneBotSettings> onebot, @Nullable Path file) {
+        Path modulesDir, Map<String, Map<String, String>> modules, List<OneBotSettings> onebot,
+        @Nullable TelegramSettings telegram, @Nullable Path file) {
 
     /** This configuration with its modules folder at {@code dir} (no setting names it: it is {@code modules}). */
     ServerConfig withModulesDir(Path dir) {
         return new ServerConfig(host, port, token, maxBodyBytes, maxHeaderBytes, maxConnections, requestTimeoutMs,
                 maxPendingMessages, maxPollTimeoutMs, shutdownTimeoutMs, instance, metricsEnabled, dataDir, jdbcUrl,
-                username, password, synchronous, cacheSize, keepPerChat, maxAgeDays, dir, modules, onebot, file);
+                username, password, synchronous, cacheSize, keepPerChat, maxAgeDays, dir, modules, onebot, telegram, file);
     }
 
     private static final Map<String, Set<String>> KNOWN = Map.of(
@@ -43,6 +45,7 @@ public record ServerConfig(
             "adapters", Set.of());
     /** The adapters' sections, {@code [adapters.onebot11]} and {@code [adapters.onebot12]}, by OneBot version. */
     private static final Map<String, Integer> ADAPTERS = Map.of("onebot11", 11, "onebot12", 12);
+    private static final String TELEGRAM = "telegram";
 
     /** Defaults only (no file). */
     public static ServerConfig defaults() {
@@ -61,8 +64,10 @@ public record ServerConfig(
             if (key != null && key.startsWith("adapters.")) {
                 String rest = key.substring("adapters.".length());
                 int dot = rest.indexOf('.');
-                if (dot < 0 || !ADAPTERS.containsKey(rest.substring(0, dot))
-                        || !OneBotSettings.KEYS.contains(rest.substring(dot + 1))) {
+                String adapter = dot < 0 ? "" : rest.substring(0, dot);
+                Set<String> keys = adapter.equals(TELEGRAM) ? TelegramSettings.KEYS
+                        : ADAPTERS.containsKey(adapter) ? OneBotSettings.KEYS : Set.of();
+                if (!keys.contains(rest.substring(dot + 1))) {
                     throw new ConfigException("environment variable " + name + " names no setting (" + key + ")");
                 }
             } else if (key != null && !key.startsWith("modules.")) {
@@ -99,9 +104,9 @@ public record ServerConfig(
             } else if (section.equals("adapters")) {
                 int cut = rest.indexOf('.');
                 String adapter = cut < 0 ? rest : rest.substring(0, cut);
-                if (!ADAPTERS.containsKey(adapter) || cut < 0) {
+                if (!(ADAPTERS.containsKey(adapter) || adapter.equals(TELEGRAM)) || cut < 0) {
                     throw new ConfigException(source + ": unknown section [adapters." + adapter
-                            + "]; known: adapters.onebot11, adapters.onebot12");
+                            + "]; known: adapters.onebot11, adapters.onebot12, adapters.telegram");
                 }
                 // text as it is: a token 0123 stays 0123 (an integer setting is parsed where it is read)
                 adapters.computeIfAbsent(adapter, a -> new LinkedHashMap<>())
@@ -136,8 +141,9 @@ public record ServerConfig(
                 Path.of("modules"),
                 modules.entrySet().stream().collect(java.util.stream.Collectors.toUnmodifiableMap(
                         Map.Entry::getKey, e -> Map.copyOf(e.getValue()))),
-                adapters.entrySet().stream().map(e -> OneBotSettings.read(
-                        ADAPTERS.getOrDefault(e.getKey(), 11), e.getValue(), source)).toList(), file); // keys checked above
+                adapters.entrySet().stream().filter(e -> !e.getKey().equals(TELEGRAM)).map(e -> OneBotSettings.read(
+                        ADAPTERS.getOrDefault(e.getKey(), 11), e.getValue(), source)).toList(), // keys checked above
+                adapters.containsKey(TELEGRAM) ? TelegramSettings.read(adapters.get(TELEGRAM), source) : null, file);
     }
 
     /** This config with the command line's overrides. */
@@ -145,7 +151,7 @@ public record ServerConfig(
         return new ServerConfig(host, port != null ? port : this.port, token, maxBodyBytes, maxHeaderBytes,
                 maxConnections, requestTimeoutMs, maxPendingMessages, maxPollTimeoutMs, shutdownTimeoutMs, instance,
                 metricsEnabled, dataDir != null ? dataDir : this.dataDir, jdbcUrl, username, password, synchronous,
-                cacheSize, keepPerChat, maxAgeDays, modulesDir, modules, onebot, file);
+                cacheSize, keepPerChat, maxAgeDays, modulesDir, modules, onebot, telegram, file);
     }
 
     /** Typed reads of one setting with its default and range, naming the setting when it is wrong. */

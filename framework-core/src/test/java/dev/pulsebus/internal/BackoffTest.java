@@ -1,4 +1,4 @@
-package dev.pulsebus.onebot;
+package dev.pulsebus.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,32 +1,33 @@
-package dev.pulsebus.onebot;
+package dev.pulsebus.internal;
 
 import java.util.function.DoubleSupplier;
 
 /**
  * Reconnect delays: 0.5 s doubling to at most 30 s, each one drawn between half of it and all of it
  * (jitter, so that many bots cut off together do not come back in step); {@link #reset} after a
- * connection that worked. Confined to one thread at a time (the client's event loop).
+ * connection (or a call) that worked. Shared by the adapters that retry a platform: OneBot's forward
+ * client, Telegram's poller and sender. Confined to one thread at a time. Internal to PulseBus: not an API.
  */
-final class Backoff {
+public final class Backoff {
 
-    static final long BASE_MILLIS = 500;
-    static final long CAP_MILLIS = 30_000;
+    public static final long BASE_MILLIS = 500;
+    public static final long CAP_MILLIS = 30_000;
 
     private final DoubleSupplier random;
     private int attempts;
 
-    Backoff(DoubleSupplier random) {
+    public Backoff(DoubleSupplier random) {
         this.random = random;
     }
 
     /** The delay before the next attempt, in ms. */
-    long next() {
+    public long next() {
         long full = Math.min(CAP_MILLIS, BASE_MILLIS << Math.min(attempts, 16));
         attempts++;
         return full / 2 + (long) (random.getAsDouble() * (full - full / 2));
     }
 
-    void reset() {
+    public void reset() {
         attempts = 0;
     }
 }

@@ -1,0 +1,430 @@
+package dev.pulsebus.telegram;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pulsebus.event.Event;
+import dev.pulsebus.internal.Backoff;
+import dev.pulsebus.internal.Json;
+import dev.pulsebus.kv.Kv;
+import dev.pulsebus.pipeline.Adapter;
+import dev.pulsebus.pipeline.Inbound;
+import dev.pulsebus.pipeline.OutboundMessage;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Telegram bots as the PulseBus platform {@code telegram}: one bot per token, each its own
+ * {@link dev.pulsebus.event.Self} (its bot id, the token's part before {@code :}).
+ *
+ * <p><b>Polling</b> ({@link TelegramSettings.Mode#POLLING}): one poller per bot, a virtual thread that calls
+ * {@code deleteWebhook} once (a webhook left from webhook mode would make {@code getUpdates} fail) and then
+ * {@code getUpdates} with {@code timeout} and {@code offset} over and over, handing each update to the
+ * pipeline in order and then storing its {@code update_id} in the KV store (namespace {@value #KV_NAMESPACE}),
+ * so a restart asks from the next one: an update confirmed is never asked again, one not yet confirmed is
+ * asked again (a kill between the pipeline and the store repeats that one update; the pipeline drops a repeat
+ * within one run). A network error or a Bot API error waits a {@link Backoff} delay (0.5 s doubling to 30 s)
+ * and the bot shows down until a call works again. Stopping lets a poller finish the batch it has.
+ *
+ * <p><b>Webhook</b> ({@link TelegramSettings.Mode#WEBHOOK}): {@code setWebhook} at start (retried with the
+ * same backoff until it works), then Telegram POSTs updates to {@code /telegram/<bot id>/webhook} on the
+ * server's port ({@link #route}); a wrong or missing {@code X-Telegram-Bot-Api-Secret-Token} is answered 401,
+ * and the answer 200 is written only once the update has been through the pipeline (Telegram posts it again
+ * otherwise).
+ *
+ * <p>Updates become events as {@code UpdateDecoder} says; an update that cannot be read is counted
+ * ({@code pulsebus_telegram_bad_updates_total}), warned, and passed over (its offset confirmed).
+ */
+public final class TelegramAdapter implements Adapter {
+
+    static final String KV_NAMESPACE = "telegram";
+    static final String PATH = "/telegram/";
+    private static final Logger LOG = LoggerFactory.getLogger(TelegramAdapter.class);
+    /** Every update type of the Bot API: {@code chat_member} and reactions come only when asked for. */
+    static final List<String> ALLOWED_UPDATES = List.of("message", "edited_message", "channel_post",
+            "edited_channel_post", "business_connection", "business_message", "edited_business_message",
+            "deleted_business_messages", "message_reaction", "message_reaction_count", "inline_query",
+            "chosen_inline_result", "callback_query", "shipping_query", "pre_checkout_query", "purchased_paid_media",
+            "poll", "poll_answer", "my_chat_member", "chat_member", "chat_join_request", "chat_boost",
+            "removed_chat_boost");
+    /** How long a poll that came back empty before its timeout waits before the next (a server that does not hold). */
+    static final long EMPTY_POLL_PAUSE_MILLIS = 200;
+    /** How long a stop lets a poll come back by itself before it cuts the poll off. */
+    static final Duration STOP_GRACE = Duration.ofSeconds(1);
+
+    final TelegramSettings settings;
+    final TelegramMetrics metrics = new TelegramMetrics();
+    private final BotApi api;
+    private final Sender sender;
+    private final @Nullable Kv kv;
+    private final Clock clock;
+    private final Sender.Sleeper sleeper;
+    private final Map<String, Bot> bots = new LinkedHashMap<>();
+    private final ExecutorService work = Executors.newVirtualThreadPerTaskExecutor();
+    private volatile @Nullable Inbound inbound;
+    private volatile boolean stopping;
+
+    /** One bot: its token, what {@code getMe} said, whether it works, its poller. */
+    static final class Bot {
+        final String id;
+        final String token;
+        volatile @Nullable String username;
+        volatile boolean up;
+        volatile @Nullable Thread thread;
+        /** Guards {@link #inBatch}: stop interrupts a poller unless it is handling a batch it has fetched. */
+        final Object pollLock = new Object();
+        boolean inBatch;
+
+        Bot(String id, String token) {
+            this.id = id;
+            this.token = token;
+        }
+    }
+
+    private TelegramAdapter(TelegramSettings settings, @Nullable Kv kv, @Nullable MeterRegistry registry, Clock clock,
+                            Sender.Sleeper sleeper) {
+        this.settings = settings;
+        this.kv = kv;
+        this.clock = clock;
+        this.sleeper = sleeper;
+        this.api = new BotApi(settings.apiUrl(), metrics);
+        this.sender = new Sender(api, work, sleeper);
+        for (String token : settings.tokens()) {
+            String id = TelegramSettings.botId(token);
+            bots.putIfAbsent(id, new Bot(id, token));
+        }
+        if (registry != null) {
+            metrics.bind(registry);
+        }
+    }
+
+    /**
+     * An adapter with these settings, its offsets in {@code kv} (null: kept in memory only, a restart asks
+     * Telegram for what it still holds), its meters in {@code registry} when given. Not started.
+     */
+    public static TelegramAdapter create(TelegramSettings settings, @Nullable Kv kv, @Nullable MeterRegistry registry) {
+        return new TelegramAdapter(Objects.requireNonNull(settings, "settings"), kv, registry, Clock.systemUTC(),
+                Thread::sleep);
+    }
+
+    /** For tests: a sleeper that records waits instead of (or as well as) sleeping. */
+    static TelegramAdapter create(TelegramSettings settings, @Nullable Kv kv, @Nullable MeterRegistry registry,
+                                  Sender.Sleeper sleeper) {
+        return new TelegramAdapter(settings, kv, registry, Clock.systemUTC(), sleeper);
+    }
+
+    @Override
+    public String platform() {
+        return UpdateDecoder.PLATFORM;
+    }
+
+    public TelegramSettings settings() {
+        return settings;
+    }
+
+    /** The bots' ids, in the order of their tokens. */
+    public List<String> botIds() {
+        return List.copyOf(bots.keySet());
+    }
+
+    @Override
+    public void start(Inbound inbound) {
+        this.inbound = inbound;
+        for (Bot bot : bots.values()) {
+            bot.thread = Thread.ofVirtual().name("pulsebus-telegram-" + bot.id).start(() -> run(bot));
+        }
+    }
+
+    /**
+     * Stops the pollers: a poll that comes back within {@link #STOP_GRACE} is handled (a server that forgets
+     * what it has sent, as an emulator does, loses nothing), one Telegram still holds is cut off (its updates
+     * are not confirmed, so they are asked again at the next start); a poller finishes the batch it holds,
+     * waited for at most 5 s. Releases the meters.
+     */
+    @Override
+    public void stop() throws InterruptedException {
+        stopping = true;
+        long grace = System.nanoTime() + STOP_GRACE.toNanos();
+        for (Bot bot : bots.values()) { // a poll being answered now comes back with updates the server may forget
+            Thread t = bot.thread;
+            if (t != null) {
+                t.join(Duration.ofNanos(Math.max(1, grace - System.nanoTime())));
+            }
+        }
+        for (Bot bot : bots.values()) {
+            synchronized (bot.pollLock) {
+                Thread t = bot.thread;
+                if (t != null && !bot.inBatch) {
+                    t.interrupt();
+                }
+            }
+        }
+        for (Bot bot : bots.values()) {
+            Thread t = bot.thread;
+            if (t != null && !t.join(Duration.ofSeconds(5))) {
+                LOG.warn("Telegram bot {}: its poller still runs a handler after 5 s; stopping anyway", bot.id);
+            }
+        }
+        metrics.unbind();
+        api.close();
+    }
+
+    @Override
+    public CompletionStage<String> send(OutboundMessage message) {
+        Bot bot = bots.get(message.bot().userId());
+        if (bot == null) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("no Telegram bot " + message.bot().userId()
+                    + " is configured (adapters.telegram.token)"));
+        }
+        return sender.send(bot.token, message);
+    }
+
+    /** {@code telegram:<bot id>} of each bot to whether it works: its last Bot API call (or webhook setup) worked. */
+    public Map<String, Boolean> health() {
+        Map<String, Boolean> out = new LinkedHashMap<>();
+        for (Bot bot : bots.values()) {
+            out.put("telegram:" + bot.id, bot.up);
+        }
+        return out;
+    }
+
+    /** Changes whenever {@link #health()} may have. */
+    public long healthState() {
+        long state = 0;
+        for (Bot bot : bots.values()) {
+            state = state * 2 + (bot.up ? 1 : 0);
+        }
+        return state;
+    }
+
+    // ------------------------------------------------------------------ a bot's thread
+
+    private void run(Bot bot) {
+        Backoff backoff = new Backoff(() -> ThreadLocalRandom.current().nextDouble());
+        try {
+            JsonNode me = retrying(bot, backoff, "getMe", Json.MAPPER.createObjectNode());
+            if (me == null) {
+                return;
+            }
+            bot.username = me.path("username").asText("");
+            if (settings.mode() == TelegramSettings.Mode.WEBHOOK) {
+                ObjectNode p = Json.MAPPER.createObjectNode().put("url", settings.webhookFor(bot.id));
+                if (!settings.webhookSecret().isEmpty()) {
+                    p.put("secret_token", settings.webhookSecret());
+                }
+                p.set("allowed_updates", Json.MAPPER.valueToTree(ALLOWED_UPDATES));
+                if (retrying(bot, backoff, "setWebhook", p) != null) {
+                    bot.up = true;
+                    LOG.info("Telegram bot {} (@{}): webhook set", bot.id, bot.username);
+                }
+                return;
+            }
+            if (retrying(bot, backoff, "deleteWebhook", Json.MAPPER.createObjectNode()) == null) {
+                return;
+            }
+            bot.up = true; // Telegram answers; a poll held for its timeout is no sign of trouble
+            LOG.info("Telegram bot {} (@{}): polling", bot.id, bot.username);
+            poll(bot, backoff);
+        } catch (InterruptedException e) {
+            // stopping
+        }
+    }
+
+    /** {@code method} until it works (null when stopping first); the bot is down while it fails. */
+    private @Nullable JsonNode retrying(Bot bot, Backoff backoff, String method, ObjectNode params)
+            throws InterruptedException {
+        while (!stopping) {
+            try {
+                JsonNode result = api.call(bot.token, method, params);
+                backoff.reset();
+                return result;
+            } catch (IOException | TelegramApiException e) {
+                failed(bot, backoff, method, e);
+            }
+        }
+        return null;
+    }
+
+    private void failed(Bot bot, Backoff backoff, String method, Exception e) throws InterruptedException {
+        bot.up = false;
+        long delay = backoff.next();
+        LOG.warn("Telegram bot {}: {} failed ({}); trying again in {} ms", bot.id, method, e.toString(), delay);
+        sleeper.sleep(delay);
+    }
+
+    private void poll(Bot bot, Backoff backoff) throws InterruptedException {
+        String key = "update_id." + bot.id;
+        long offset = storedOffset(key);
+        ObjectNode params = Json.MAPPER.createObjectNode();
+        params.put("timeout", settings.pollTimeoutSeconds());
+        params.set("allowed_updates", Json.MAPPER.valueToTree(ALLOWED_UPDATES));
+        Duration wait = Duration.ofSeconds(settings.pollTimeoutSeconds() + 15L);
+        while (!stopping) {
+            if (offset > 0) {
+                params.put("offset", offset);
+            }
+            JsonNode result;
+            long started = System.nanoTime();
+            try {
+                result = api.call(bot.token, "getUpdates", params, wait);
+            } catch (IOException | TelegramApiException e) {
+                if (stopping) {
+                    return;
+                }
+                failed(bot, backoff, "getUpdates", e);
+                continue;
+            }
+            synchronized (bot.pollLock) {
+                bot.inBatch = true; // from here stop waits for the batch: its updates may be gone from the server
+                Thread.interrupted(); // a stop that came as the answer did
+            }
+            bot.up = true;
+            backoff.reset();
+            try {
+                handleBatch(bot, result, key, offset);
+            } finally {
+                synchronized (bot.pollLock) {
+                    bot.inBatch = false;
+                }
+            }
+            offset = Math.max(offset, lastId(result) + 1);
+            if (!result.isArray() || result.isEmpty()) {
+                if (System.nanoTime() - started < Duration.ofSeconds(settings.pollTimeoutSeconds()).toNanos()) {
+                    sleeper.sleep(EMPTY_POLL_PAUSE_MILLIS);
+                }
+            }
+        }
+    }
+
+    /** Hands the updates of one answer to the pipeline in order, confirming each after it. */
+    private void handleBatch(Bot bot, JsonNode result, String key, long offset) {
+        for (JsonNode update : result) {
+            JsonNode idNode = update.path("update_id");
+            if (!idNode.canConvertToLong()) {
+                metrics.bad(TelegramMetrics.Bad.INVALID, "an update without an integer update_id");
+                continue;
+            }
+            long id = idNode.asLong();
+            if (id < offset) {
+                continue; // confirmed before: a server that sends it again
+            }
+            handle(bot, update);
+            store(key, id);
+        }
+    }
+
+    /** The highest {@code update_id} in {@code result}; -1 when none. */
+    private static long lastId(JsonNode result) {
+        long last = -1;
+        for (JsonNode update : result) {
+            if (update.path("update_id").canConvertToLong()) {
+                last = Math.max(last, update.path("update_id").asLong());
+            }
+        }
+        return last;
+    }
+
+    private long storedOffset(String key) {
+        Kv k = kv;
+        if (k == null) {
+            return 0;
+        }
+        String v = k.get(key);
+        try {
+            return v == null ? 0 : Long.parseLong(v) + 1;
+        } catch (NumberFormatException e) {
+            LOG.warn("Telegram: the stored {} is not a number ({}); asking from the oldest update", key, v);
+            return 0;
+        }
+    }
+
+    private void store(String key, long updateId) {
+        Kv k = kv;
+        if (k != null) {
+            try {
+                k.set(key, Long.toString(updateId));
+            } catch (RuntimeException e) {
+                LOG.warn("Telegram: update {} handled but its offset not stored ({}); a restart may repeat it",
+                        updateId, e.toString());
+            }
+        }
+    }
+
+    /** Decodes {@code update} and hands it to the pipeline on this thread; a bad one is counted and passed over. */
+    void handle(Bot bot, JsonNode update) {
+        Event event;
+        try {
+            event = UpdateDecoder.decode(update, bot.id, bot.username, clock.instant());
+        } catch (IllegalArgumentException | NullPointerException e) {
+            metrics.bad(TelegramMetrics.Bad.INVALID, e.getMessage() == null ? e.toString() : e.getMessage());
+            return;
+        }
+        metrics.update(UpdateDecoder.type(update));
+        Inbound in = inbound;
+        if (in != null) {
+            in.accept(event);
+        }
+    }
+
+    // ------------------------------------------------------------------ webhook
+
+    /**
+     * Handles a request under {@code /telegram/}: an update posted to {@code /telegram/<bot id>/webhook};
+     * false when {@code path} is not one of its bots'. Runs on the connection's I/O thread; the update goes
+     * through the pipeline on a virtual thread, which then answers 200.
+     */
+    public boolean route(ChannelHandlerContext ctx, FullHttpRequest request, String path) {
+        if (!path.startsWith(PATH) || !path.endsWith("/webhook")) {
+            return false;
+        }
+        Bot bot = bots.get(path.substring(PATH.length(), path.length() - "/webhook".length()));
+        if (bot == null) {
+            return false;
+        }
+        if (settings.mode() != TelegramSettings.Mode.WEBHOOK) {
+            Webhook.answer(ctx, request, HttpResponseStatus.NOT_FOUND, "bot " + bot.id + " polls; no webhook is set");
+            return true;
+        }
+        if (!request.method().equals(HttpMethod.POST)) {
+            Webhook.answer(ctx, request, HttpResponseStatus.METHOD_NOT_ALLOWED, "POST an update");
+            return true;
+        }
+        if (!Webhook.secretMatches(settings.webhookSecret(), request.headers().get(Webhook.SECRET_HEADER))) {
+            metrics.webhookRefused.increment();
+            Webhook.answer(ctx, request, HttpResponseStatus.UNAUTHORIZED, "wrong or missing " + Webhook.SECRET_HEADER);
+            return true;
+        }
+        JsonNode update = Webhook.read(request.content());
+        if (update == null) {
+            metrics.bad(TelegramMetrics.Bad.NOT_JSON, "a posted body that is not a JSON object");
+            Webhook.answer(ctx, request, HttpResponseStatus.BAD_REQUEST, "the body is not a JSON object");
+            return true;
+        }
+        boolean keepAlive = io.netty.handler.codec.http.HttpUtil.isKeepAlive(request);
+        work.execute(() -> {
+            try {
+                handle(bot, update);
+            } finally {
+                Webhook.ok(ctx, keepAlive);
+            }
+        });
+        return true;
+    }
+}

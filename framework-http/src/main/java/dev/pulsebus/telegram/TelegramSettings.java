@@ -1,0 +1,174 @@
+package dev.pulsebus.telegram;
+
+import dev.pulsebus.config.ConfigException;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The settings of the Telegram adapter, section {@code [adapters.telegram]}. Values are read as the text
+ * they are (an environment override stays text). The setting "token" holds one bot's token, or
+ * several separated by commas: each is a bot of its own.
+ *
+ * @param tokens             the bots' tokens ({@code <bot id>:<secret>})
+ * @param apiUrl             the Bot API's base URL (a local Bot API server or an emulator in its place)
+ * @param webhookUrl         webhook mode: the public URL Telegram calls (the server's root, to which
+ *                           {@code /telegram/<bot id>/webhook} is added, or that full URL)
+ * @param webhookSecret      webhook mode: {@code secret_token}, checked in {@code X-Telegram-Bot-Api-Secret-Token};
+ *                           empty: none
+ * @param pollTimeoutSeconds {@code getUpdates}'s {@code timeout}
+ */
+public record TelegramSettings(boolean enabled, Mode mode, List<String> tokens, String apiUrl, String webhookUrl,
+                               String webhookSecret, int pollTimeoutSeconds) {
+
+    /** The keys a section may hold. */
+    public static final Set<String> KEYS = Set.of("enabled", "mode", "token", "api_url", "webhook_url",
+            "webhook_secret");
+    public static final String DEFAULT_API_URL = "https://api.telegram.org";
+    public static final int DEFAULT_POLL_TIMEOUT_SECONDS = 50;
+
+    /** How updates arrive. */
+    public enum Mode {
+        POLLING("polling"), WEBHOOK("webhook");
+
+        private final String setting;
+
+        Mode(String setting) {
+            this.setting = setting;
+        }
+
+        public String setting() {
+            return setting;
+        }
+    }
+
+    public TelegramSettings {
+        Objects.requireNonNull(mode, "mode");
+        tokens = List.copyOf(tokens);
+        Objects.requireNonNull(apiUrl, "apiUrl");
+        Objects.requireNonNull(webhookUrl, "webhookUrl");
+        Objects.requireNonNull(webhookSecret, "webhookSecret");
+        for (String t : tokens) {
+            if (botId(t).isEmpty()) {
+                throw new IllegalArgumentException("a Telegram token is <bot id>:<secret>, the bot id digits");
+            }
+        }
+        if (pollTimeoutSeconds < 0 || pollTimeoutSeconds > 3600) {
+            throw new IllegalArgumentException("pollTimeoutSeconds out of range: " + pollTimeoutSeconds);
+        }
+        while (apiUrl.endsWith("/")) {
+            apiUrl = apiUrl.substring(0, apiUrl.length() - 1);
+        }
+    }
+
+    /** Polling with defaults, bots {@code tokens}, at {@code apiUrl}. */
+    public static TelegramSettings polling(String apiUrl, String... tokens) {
+        return new TelegramSettings(true, Mode.POLLING, List.of(tokens), apiUrl, "", "", DEFAULT_POLL_TIMEOUT_SECONDS);
+    }
+
+    public TelegramSettings withWebhook(String url, String secret) {
+        return new TelegramSettings(enabled, Mode.WEBHOOK, tokens, apiUrl, url, secret, pollTimeoutSeconds);
+    }
+
+    public TelegramSettings withPollTimeoutSeconds(int seconds) {
+        return new TelegramSettings(enabled, mode, tokens, apiUrl, webhookUrl, webhookSecret, seconds);
+    }
+
+    /** The bot id of {@code token}, its part before {@code :}; empty when that is not digits. */
+    static String botId(String token) {
+        int colon = token.indexOf(':');
+        if (colon <= 0 || colon == token.length() - 1) {
+            return "";
+        }
+        for (int i = 0; i < colon; i++) {
+            if (!Character.isDigit(token.charAt(i))) {
+                return "";
+            }
+        }
+        return token.substring(0, colon);
+    }
+
+    /** Where Telegram posts the updates of bot {@code botId}. */
+    String webhookFor(String botId) {
+        String path = "/telegram/" + botId + "/webhook";
+        if (webhookUrl.endsWith(path)) {
+            return webhookUrl;
+        }
+        return (webhookUrl.endsWith("/") ? webhookUrl.substring(0, webhookUrl.length() - 1) : webhookUrl) + path;
+    }
+
+    /**
+     * Reads section {@code adapters.telegram} from {@code keys} (key to text).
+     *
+     * @throws ConfigException naming the setting that is unknown or wrong
+     */
+    public static TelegramSettings read(Map<String, String> keys, String source) {
+        String section = "adapters.telegram";
+        for (String key : keys.keySet()) {
+            if (!KEYS.contains(key)) {
+                throw new ConfigException(source + ": unknown setting " + section + "." + key + "; known in ["
+                        + section + "]: " + String.join(", ", KEYS.stream().sorted().toList()));
+            }
+        }
+        String enabledText = keys.getOrDefault("enabled", "true").trim();
+        if (!enabledText.equalsIgnoreCase("true") && !enabledText.equalsIgnoreCase("false")) {
+            throw new ConfigException(source + ": " + section + ".enabled must be true or false, was \""
+                    + enabledText + "\"");
+        }
+        boolean enabled = Boolean.parseBoolean(enabledText);
+        String modeText = keys.getOrDefault("mode", "polling").trim();
+        Mode mode = switch (modeText) {
+            case "polling" -> Mode.POLLING;
+            case "webhook" -> Mode.WEBHOOK;
+            default -> throw new ConfigException(source + ": " + section + ".mode must be \"polling\" or \"webhook\", "
+                    + "was \"" + modeText + "\"");
+        };
+        List<String> tokens = new ArrayList<>();
+        for (String t : keys.getOrDefault("token", "").split(",", -1)) {
+            String token = t.strip();
+            if (token.isEmpty()) {
+                continue;
+            }
+            if (botId(token).isEmpty()) {
+                throw new ConfigException(source + ": " + section + ".token is not a bot token (<bot id>:<secret>, "
+                        + "as BotFather gives it)");
+            }
+            tokens.add(token);
+        }
+        if (enabled && tokens.isEmpty()) {
+            throw new ConfigException(source + ": " + section + ".token is empty: set it to the token BotFather "
+                    + "gave (or PULSEBUS_ADAPTERS_TELEGRAM__TOKEN), or enabled = false");
+        }
+        String apiUrl = keys.getOrDefault("api_url", DEFAULT_API_URL).strip();
+        httpUrl(apiUrl, section + ".api_url", source);
+        String webhookUrl = keys.getOrDefault("webhook_url", "").strip();
+        if (mode == Mode.WEBHOOK) {
+            if (webhookUrl.isEmpty()) {
+                throw new ConfigException(source + ": " + section + ".webhook_url is empty: webhook mode needs the "
+                        + "public URL Telegram calls");
+            }
+            httpUrl(webhookUrl, section + ".webhook_url", source);
+        }
+        String secret = keys.getOrDefault("webhook_secret", "");
+        if (!secret.matches("[A-Za-z0-9_-]{0,256}")) {
+            throw new ConfigException(source + ": " + section + ".webhook_secret may hold 1 to 256 of A-Z, a-z, 0-9, "
+                    + "_ and - (the Bot API's secret_token)");
+        }
+        return new TelegramSettings(enabled, mode, tokens, apiUrl, webhookUrl, secret, DEFAULT_POLL_TIMEOUT_SECONDS);
+    }
+
+    private static void httpUrl(String url, String setting, String source) {
+        try {
+            URI u = new URI(url);
+            String scheme = u.getScheme() == null ? "" : u.getScheme();
+            if (u.getHost() == null || !(scheme.equals("http") || scheme.equals("https"))) {
+                throw new java.net.URISyntaxException(url, "needs http(s)://host");
+            }
+        } catch (java.net.URISyntaxException e) {
+            throw new ConfigException(source + ": " + setting + " is not a usable URL: " + e.getMessage());
+        }
+    }
+}

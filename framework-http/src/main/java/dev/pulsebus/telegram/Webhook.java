@@ -1,0 +1,72 @@
+package dev.pulsebus.telegram;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pulsebus.internal.Json;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufInputStream;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import org.jspecify.annotations.Nullable;
+
+/** The webhook's wire: the secret header, reading a posted update, the answers. Stateless. */
+final class Webhook {
+
+    static final String SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token";
+    private static final byte[] OK = "{\"ok\":true}".getBytes(StandardCharsets.UTF_8);
+
+    private Webhook() {
+    }
+
+    /** Whether {@code given} is the configured secret (compared in constant time); with none set, anything is. */
+    static boolean secretMatches(String secret, @Nullable String given) {
+        if (secret.isEmpty()) {
+            return true;
+        }
+        return given != null && MessageDigest.isEqual(secret.getBytes(StandardCharsets.UTF_8),
+                given.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The posted JSON object, or null when the body is not one. */
+    static @Nullable JsonNode read(ByteBuf body) {
+        try {
+            JsonNode n = Json.MAPPER.readTree((java.io.InputStream) new ByteBufInputStream(body.duplicate()));
+            return n != null && n.isObject() ? n : null;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    static void ok(ChannelHandlerContext ctx, boolean keepAlive) {
+        write(ctx, HttpResponseStatus.OK, OK, keepAlive);
+    }
+
+    static void answer(ChannelHandlerContext ctx, FullHttpRequest request, HttpResponseStatus status, String why) {
+        byte[] body = Json.MAPPER.createObjectNode().put("ok", false).put("error_code", status.code())
+                .put("description", why).toString().getBytes(StandardCharsets.UTF_8);
+        write(ctx, status, body, HttpUtil.isKeepAlive(request));
+    }
+
+    private static void write(ChannelHandlerContext ctx, HttpResponseStatus status, byte[] body, boolean keepAlive) {
+        FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(body));
+        r.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+                .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+        if (keepAlive) {
+            r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+            ctx.writeAndFlush(r);
+        } else {
+            ctx.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+}

@@ -1,0 +1,242 @@
+package dev.pulsebus.telegram;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import dev.pulsebus.event.ChatRef;
+import dev.pulsebus.event.Event;
+import dev.pulsebus.event.Message;
+import dev.pulsebus.event.NoticeEvent;
+import dev.pulsebus.event.Self;
+import dev.pulsebus.kv.Kv;
+import dev.pulsebus.pipeline.InboundResult;
+import dev.pulsebus.pipeline.OutboundMessage;
+import dev.pulsebus.testing.Await;
+import dev.pulsebus.testing.MemoryKvStore;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** What the emulator cannot show, against {@link FakeBotApi}: offsets, errors, backoff, bad updates. */
+class TelegramFakeApiTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(10);
+    private static final Self BOT = new Self("telegram", "123456");
+
+    private FakeBotApi api;
+    private final List<Long> sleeps = new CopyOnWriteArrayList<>();
+    private final List<Event> events = new CopyOnWriteArrayList<>();
+    private final List<TelegramAdapter> started = new CopyOnWriteArrayList<>();
+
+    @BeforeEach
+    void startApi() throws Exception {
+        api = new FakeBotApi();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        for (TelegramAdapter a : started) {
+            a.stop();
+        }
+        api.close();
+    }
+
+    private TelegramAdapter adapter(String url, Kv kv, boolean start) {
+        TelegramAdapter a = TelegramAdapter.create(TelegramSettings.polling(url, FakeBotApi.TOKEN)
+                .withPollTimeoutSeconds(1), kv, null, millis -> {
+                    sleeps.add(millis);
+                    Thread.sleep(Math.min(millis, 1000));
+                });
+        if (start) {
+            a.start(e -> {
+                events.add(e);
+                return InboundResult.PUBLISHED;
+            });
+            started.add(a);
+        }
+        return a;
+    }
+
+    private static String text(long updateId, String text) {
+        return """
+                {"update_id": %d, "message": {"message_id": %d, "date": 1441645532,
+                 "from": {"id": 1111111, "is_bot": false, "first_name": "Test Firstname", "username": "Testusername"},
+                 "chat": {"id": 1111111, "type": "private", "first_name": "Test Firstname"}, "text": "%s"}}
+                """.formatted(updateId, updateId + 100, text);
+    }
+
+    private List<String> ids() {
+        return events.stream().map(Event::id).toList();
+    }
+
+    @Test
+    void restartResumesAfterTheLastStoredUpdate() throws Exception {
+        Kv kv = new MemoryKvStore().namespace(TelegramAdapter.KV_NAMESPACE);
+        for (int i = 1; i <= 3; i++) {
+            api.push(text(i, "m" + i));
+        }
+        TelegramAdapter first = adapter(api.url(), kv, true);
+        assertThat(Await.until(WAIT, () -> events.size() == 3)).isTrue();
+        first.stop();
+        started.remove(first);
+        assertThat(kv.get("update_id.123456")).isEqualTo("3");
+        for (int i = 4; i <= 6; i++) {
+            api.push(text(i, "m" + i));
+        }
+        int before = api.calls("getUpdates").size();
+        adapter(api.url(), kv, true);
+        assertThat(Await.until(WAIT, () -> events.size() >= 6)).isTrue();
+        Thread.sleep(200); // a repeat would arrive now
+        assertThat(ids()).containsExactly("tg:123456:1", "tg:123456:2", "tg:123456:3", "tg:123456:4",
+                "tg:123456:5", "tg:123456:6");
+        assertThat(api.calls("getUpdates").get(before).params().path("offset").asLong()).isEqualTo(4);
+    }
+
+    @Test
+    void startsFromTheUpdateAfterTheOneStored() throws Exception {
+        Kv kv = new MemoryKvStore().namespace(TelegramAdapter.KV_NAMESPACE);
+        kv.set("update_id.123456", "2");
+        for (int i = 1; i <= 4; i++) {
+            api.push(text(i, "m" + i));
+        }
+        adapter(api.url(), kv, true);
+        assertThat(Await.until(WAIT, () -> events.size() >= 2)).isTrue();
+        assertThat(ids()).containsExactly("tg:123456:3", "tg:123456:4");
+        assertThat(api.calls("deleteWebhook")).hasSize(1); // polling clears a webhook left from webhook mode
+    }
+
+    @Test
+    void malformedUpdateIsCountedAndPollingGoesOn() throws Exception {
+        Kv kv = new MemoryKvStore().namespace(TelegramAdapter.KV_NAMESPACE);
+        api.push("{\"update_id\": 1, \"message\": {\"message_id\": 5, \"date\": 1441645532, \"text\": \"no chat\"}}");
+        api.push(text(2, "fine"));
+        TelegramAdapter a = adapter(api.url(), kv, true);
+        assertThat(Await.until(WAIT, () -> !events.isEmpty())).isTrue();
+        assertThat(ids()).containsExactly("tg:123456:2");
+        assertThat(a.metrics.bad(TelegramMetrics.Bad.INVALID)).isEqualTo(1);
+        assertThat(Await.until(WAIT, () -> "2".equals(kv.get("update_id.123456")))).isTrue();
+    }
+
+    @Test
+    void unknownUpdateTypeIsKeptAsANoticeWithItsJson() throws Exception {
+        api.push("""
+                {"update_id": 9, "message_reaction": {"chat": {"id": -100, "type": "supergroup"}, "message_id": 3,
+                 "date": 1700000000, "old_reaction": [], "new_reaction": [{"type": "emoji", "emoji": "👍"}]}}
+                """);
+        TelegramAdapter a = adapter(api.url(), new MemoryKvStore().namespace("t"), true);
+        assertThat(Await.until(WAIT, () -> !events.isEmpty())).isTrue();
+        NoticeEvent n = (NoticeEvent) events.get(0);
+        assertThat(n.detailType()).isEqualTo("message_reaction");
+        assertThat((String) n.fields().get("raw")).contains("\"new_reaction\"");
+        assertThat(a.metrics.updates("other")).isEqualTo(1);
+        assertThat(api.calls("getUpdates").get(0).params().path("allowed_updates").toString())
+                .contains("chat_member", "message_reaction");
+    }
+
+    @Test
+    void networkErrorsBackOffFromHalfASecondDoublingAndShowTheBotDown() throws Exception {
+        int closed;
+        try (ServerSocket s = new ServerSocket(0)) {
+            closed = s.getLocalPort();
+        }
+        TelegramAdapter a = adapter("http://127.0.0.1:" + closed, new MemoryKvStore().namespace("t"), true);
+        assertThat(Await.until(WAIT, () -> sleeps.size() >= 3)).isTrue();
+        assertThat(sleeps.get(0)).isBetween(250L, 500L);
+        assertThat(sleeps.get(1)).isBetween(500L, 1000L);
+        assertThat(sleeps.get(2)).isBetween(1000L, 2000L);
+        assertThat(a.health()).containsExactly(java.util.Map.entry("telegram:123456", false));
+        assertThat(a.metrics.calls("getMe", TelegramMetrics.Outcome.NETWORK)).isGreaterThanOrEqualTo(3);
+    }
+
+    @Test
+    void rateLimitWaitsRetryAfterForThatChatOnly() throws Exception {
+        TelegramAdapter a = adapter(api.url(), null, false);
+        api.failNext("sendMessage", "10", 429, "Too Many Requests: retry after 1", 1);
+        CompletableFuture<String> limited = a.send(new OutboundMessage(BOT, ChatRef.privateChat("telegram", "10"),
+                Message.text("to ten"), null)).toCompletableFuture();
+        Await.until(WAIT, () -> !api.calls("sendMessage").isEmpty());
+        CompletableFuture<String> other = a.send(new OutboundMessage(BOT, ChatRef.group("telegram", "-20"),
+                Message.text("to twenty"), null)).toCompletableFuture();
+        assertThat(other.get(10, TimeUnit.SECONDS)).isNotEmpty();
+        assertThat(limited.get(10, TimeUnit.SECONDS)).isNotEmpty();
+        assertThat(sleeps).contains(1000L);
+        List<FakeBotApi.Call> toTen = api.calls("sendMessage").stream()
+                .filter(c -> c.params().path("chat_id").asText().equals("10")).toList();
+        assertThat(toTen).hasSize(2);
+        assertThat(toTen.get(1).nanos() - toTen.get(0).nanos()).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(900));
+        FakeBotApi.Call toTwenty = api.calls("sendMessage").stream()
+                .filter(c -> c.params().path("chat_id").asText().equals("-20")).findFirst().orElseThrow();
+        assertThat(toTwenty.nanos()).isLessThan(toTen.get(1).nanos()); // not held behind chat 10's wait
+    }
+
+    @Test
+    void serverErrorIsRetriedAfterABackoffDelay() throws Exception {
+        TelegramAdapter a = adapter(api.url(), null, false);
+        api.failNext("sendMessage", "", 502, "Bad Gateway", 0);
+        String id = a.send(new OutboundMessage(BOT, ChatRef.privateChat("telegram", "10"), Message.text("hi"), "77"))
+                .toCompletableFuture().get(10, TimeUnit.SECONDS);
+        assertThat(id).isNotEmpty();
+        assertThat(sleeps).hasSize(1);
+        assertThat(sleeps.get(0)).isBetween(250L, 500L);
+        assertThat(api.calls("sendMessage").get(1).params().path("reply_parameters").path("message_id").asLong())
+                .isEqualTo(77);
+    }
+
+    @Test
+    void forbiddenFailsTheStageWithTelegramsDescription() throws Exception {
+        TelegramAdapter a = adapter(api.url(), null, false);
+        api.failNext("sendMessage", "", 403, "Forbidden: bot was kicked from the group chat", 0);
+        CompletableFuture<String> sent = a.send(new OutboundMessage(BOT, ChatRef.group("telegram", "-5"),
+                Message.text("hi"), null)).toCompletableFuture();
+        assertThatThrownBy(() -> sent.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .cause().isInstanceOf(TelegramApiException.class)
+                .hasMessageContaining("Forbidden: bot was kicked from the group chat");
+        assertThat(api.calls("sendMessage")).hasSize(1);
+        assertThat(sleeps).isEmpty();
+    }
+
+    @Test
+    void longTextGoesOutInPiecesOfAtMost4096WithTheReplyOnTheFirst() throws Exception {
+        TelegramAdapter a = adapter(api.url(), null, false);
+        String text = "word ".repeat(1000) + "\n" + "tail ".repeat(200);
+        a.send(new OutboundMessage(BOT, ChatRef.privateChat("telegram", "10"), Message.text(text), "5"))
+                .toCompletableFuture().get(10, TimeUnit.SECONDS);
+        List<FakeBotApi.Call> sent = api.calls("sendMessage");
+        assertThat(sent).hasSizeGreaterThan(1);
+        assertThat(sent).allSatisfy(c -> assertThat(c.params().path("text").asText().length()).isLessThanOrEqualTo(4096));
+        assertThat(sent.get(0).params().has("reply_parameters")).isTrue();
+        assertThat(sent.get(1).params().has("reply_parameters")).isFalse();
+        assertThat(String.join(" ", sent.stream().map(c -> c.params().path("text").asText()).toList())
+                .replaceAll("\\s+", " ")).isEqualTo(text.strip().replaceAll("\\s+", " "));
+    }
+
+    @Test
+    void imageSegmentGoesOutThroughSendPhotoByFileId() throws Exception {
+        TelegramAdapter a = adapter(api.url(), null, false);
+        a.send(new OutboundMessage(BOT, ChatRef.privateChat("telegram", "10"),
+                Message.of(new dev.pulsebus.event.Segment.Image("AgACAgIAAxkBAAIB"),
+                        new dev.pulsebus.event.Segment.Text("caption-ish")), null))
+                .toCompletableFuture().get(10, TimeUnit.SECONDS);
+        assertThat(api.calls("sendPhoto")).singleElement()
+                .satisfies(c -> assertThat(c.params().path("photo").asText()).isEqualTo("AgACAgIAAxkBAAIB"));
+        assertThat(api.calls("sendMessage")).hasSize(1);
+    }
+
+    @Test
+    void stopEndsAPollThatTelegramHoldsWithoutWaitingForItsTimeout() throws Exception {
+        TelegramAdapter a = TelegramAdapter.create(TelegramSettings.polling(api.url(), FakeBotApi.TOKEN)
+                .withPollTimeoutSeconds(40), null, null);
+        a.start(e -> InboundResult.PUBLISHED);
+        assertThat(Await.until(WAIT, () -> !api.calls("getUpdates").isEmpty())).isTrue();
+        assertTimeoutPreemptively(Duration.ofSeconds(20), a::stop); // the poll is held for 40 s
+        assertThat(a.health()).containsEntry("telegram:123456", true);
+    }
+}

@@ -1,0 +1,178 @@
+package dev.pulsebus.telegram;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.pulsebus.event.ChannelMessage;
+import dev.pulsebus.event.Event;
+import dev.pulsebus.event.GroupMessage;
+import dev.pulsebus.event.NoticeEvent;
+import dev.pulsebus.event.PrivateMessage;
+import dev.pulsebus.event.Segment;
+import dev.pulsebus.internal.Json;
+import java.time.Instant;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Updates shaped as the Bot API documentation's objects (Update, Message, MessageEntity, PhotoSize, Document,
+ * Sticker, ChatMemberUpdated, CallbackQuery), with its field names and types, decoded for bot 123456 whose
+ * username is {@code pulse_test_bot}.
+ */
+class UpdateDecoderTest {
+
+    private static final Instant NOW = Instant.ofEpochSecond(1_700_000_000);
+
+    private static Event decode(String json) throws Exception {
+        return UpdateDecoder.decode(Json.MAPPER.readTree(json), "123456", "pulse_test_bot", NOW);
+    }
+
+    private static final String FROM = """
+            "from": {"id": 1111111, "is_bot": false, "first_name": "Test Firstname", "username": "Testusername"}""";
+
+    @Test
+    void commandForThisBotHasItsUsernameStrippedAndIsAPrivateMessage() throws Exception {
+        PrivateMessage m = (PrivateMessage) decode("""
+                {"update_id": 10000, "message": {"message_id": 1365, "date": 1441645532, %s,
+                 "chat": {"id": 1111111, "type": "private", "first_name": "Test Firstname"},
+                 "text": "/start@pulse_test_bot now", "entities": [{"type": "bot_command", "offset": 0, "length": 21}]}}
+                """.formatted(FROM));
+        assertThat(m.id()).isEqualTo("tg:123456:10000");
+        assertThat(m.self().platform()).isEqualTo("telegram");
+        assertThat(m.messageId()).isEqualTo("1365");
+        assertThat(m.userId()).isEqualTo("1111111");
+        assertThat(m.time()).isEqualTo(Instant.ofEpochSecond(1441645532));
+        assertThat(m.message().segments()).containsExactly(new Segment.Text("/start now"));
+        assertThat(m.extra()).containsEntry("update_type", "message").containsKey("chat").containsKey("from");
+    }
+
+    @Test
+    void commandForAnotherBotIsNoCommandHere() throws Exception {
+        GroupMessage m = (GroupMessage) decode("""
+                {"update_id": 10001, "message": {"message_id": 7, "date": 1441645532, %s,
+                 "chat": {"id": -1001234567890, "type": "supergroup", "title": "Group"},
+                 "text": "/start@other_bot x", "entities": [{"type": "bot_command", "offset": 0, "length": 16}]}}
+                """.formatted(FROM));
+        assertThat(m.groupId()).isEqualTo("-1001234567890");
+        assertThat(m.message().segments()).containsExactly(
+                new Segment.Other("bot_command", Map.of("command", "/start@other_bot", "bot", "other_bot")),
+                new Segment.Text(" x"));
+        assertThat(m.message().commandText("123456")).doesNotStartWith("/start");
+    }
+
+    @Test
+    void mentionsAndTextMentionsAreMentionsAndTheBotsOwnIsItsId() throws Exception {
+        GroupMessage m = (GroupMessage) decode("""
+                {"update_id": 10002, "message": {"message_id": 8, "date": 1441645532, %s,
+                 "chat": {"id": -42, "type": "group", "title": "Group"},
+                 "text": "@pulse_test_bot hi @alice and Bob https://t.me",
+                 "entities": [{"type": "mention", "offset": 0, "length": 15}, {"type": "mention", "offset": 19, "length": 6},
+                  {"type": "text_mention", "offset": 30, "length": 3, "user": {"id": 222, "is_bot": false, "first_name": "Bob"}},
+                  {"type": "url", "offset": 34, "length": 12}]}}
+                """.formatted(FROM));
+        assertThat(m.message().segments()).containsExactly(new Segment.Mention("123456"), new Segment.Text(" hi "),
+                new Segment.Mention("alice"), new Segment.Text(" and "), new Segment.Mention("222"),
+                new Segment.Text(" https://t.me"));
+        assertThat(m.message().mentions("123456")).isTrue();
+        assertThat((java.util.List<?>) m.extra().get("entities")).hasSize(4); // the url entity kept as sent
+    }
+
+    @Test
+    void photoDocumentAndStickerAreSegmentsWithTheirFileId() throws Exception {
+        PrivateMessage photo = (PrivateMessage) decode("""
+                {"update_id": 1, "message": {"message_id": 9, "date": 1441645532, %s,
+                 "chat": {"id": 1111111, "type": "private"}, "caption": "look",
+                 "photo": [{"file_id": "small", "file_unique_id": "s", "width": 90, "height": 60, "file_size": 1000},
+                           {"file_id": "large", "file_unique_id": "l", "width": 1280, "height": 853}]}}
+                """.formatted(FROM));
+        assertThat(photo.message().segments()).containsExactly(new Segment.Image("large"), new Segment.Text("look"));
+        PrivateMessage doc = (PrivateMessage) decode("""
+                {"update_id": 2, "message": {"message_id": 10, "date": 1441645532, %s,
+                 "chat": {"id": 1111111, "type": "private"},
+                 "document": {"file_id": "BQACAgIAAxkBAAIB", "file_unique_id": "u", "file_name": "a.pdf",
+                  "mime_type": "application/pdf"}}}
+                """.formatted(FROM));
+        assertThat(doc.message().segments()).singleElement().satisfies(s -> {
+            assertThat(s.type()).isEqualTo("document");
+            assertThat(((Segment.Other) s).data()).containsEntry("file_id", "BQACAgIAAxkBAAIB");
+        });
+        PrivateMessage sticker = (PrivateMessage) decode("""
+                {"update_id": 3, "message": {"message_id": 11, "date": 1441645532, %s,
+                 "chat": {"id": 1111111, "type": "private"},
+                 "sticker": {"file_id": "CAACAgIAAxkBAAIC", "file_unique_id": "v", "type": "regular", "width": 512,
+                  "height": 512, "is_animated": false, "is_video": false, "emoji": "👍"}}}
+                """.formatted(FROM));
+        assertThat(((Segment.Other) sticker.message().segments().get(0)).data())
+                .containsEntry("file_id", "CAACAgIAAxkBAAIC").containsEntry("emoji", "👍");
+    }
+
+    @Test
+    void replyToMessageIsAReplySegmentFirst() throws Exception {
+        GroupMessage m = (GroupMessage) decode("""
+                {"update_id": 4, "message": {"message_id": 12, "date": 1441645532, %s,
+                 "chat": {"id": -42, "type": "group", "title": "G"}, "text": "yes",
+                 "reply_to_message": {"message_id": 11, "date": 1441645000, "chat": {"id": -42, "type": "group"},
+                  "from": {"id": 333, "is_bot": false, "first_name": "C"}, "text": "well?"}}}
+                """.formatted(FROM));
+        assertThat(m.message().segments()).containsExactly(new Segment.Reply("11", "333"), new Segment.Text("yes"));
+    }
+
+    @Test
+    void editsAndChannelPostsAreMessagesToo() throws Exception {
+        PrivateMessage edited = (PrivateMessage) decode("""
+                {"update_id": 5, "edited_message": {"message_id": 12, "date": 1441645532, "edit_date": 1441645600, %s,
+                 "chat": {"id": 1111111, "type": "private"}, "text": "fixed"}}
+                """.formatted(FROM));
+        assertThat(edited.subType()).isEqualTo("edited");
+        assertThat(edited.time()).isEqualTo(Instant.ofEpochSecond(1441645600));
+        ChannelMessage post = (ChannelMessage) decode("""
+                {"update_id": 6, "channel_post": {"message_id": 3, "date": 1441645532,
+                 "sender_chat": {"id": -1009, "type": "channel", "title": "News"},
+                 "chat": {"id": -1009, "type": "channel", "title": "News"}, "text": "news"}}
+                """);
+        assertThat(post.channelId()).isEqualTo("-1009");
+        assertThat(post.userId()).isEqualTo("-1009");
+        assertThat(Sender.chatId(post.chat())).isEqualTo("-1009");
+    }
+
+    @Test
+    void memberChangesAndCallbackQueriesAreNotices() throws Exception {
+        NoticeEvent member = (NoticeEvent) decode("""
+                {"update_id": 7, "my_chat_member": {"chat": {"id": -42, "type": "group", "title": "G"}, %s,
+                 "date": 1441645532,
+                 "old_chat_member": {"status": "member", "user": {"id": 123456, "is_bot": true, "first_name": "P"}},
+                 "new_chat_member": {"status": "kicked", "until_date": 0,
+                  "user": {"id": 123456, "is_bot": true, "first_name": "P"}}}}
+                """.formatted(FROM));
+        assertThat(member.detailType()).isEqualTo("my_chat_member");
+        assertThat(member.subType()).isEqualTo("kicked");
+        assertThat(member.fields()).containsKey("chat");
+        NoticeEvent query = (NoticeEvent) decode("""
+                {"update_id": 8, "callback_query": {"id": "4382bfdwdsf43", %s, "chat_instance": "-7654",
+                 "data": "option_1"}}
+                """.formatted(FROM));
+        assertThat(query.detailType()).isEqualTo("callback_query");
+        assertThat(query.fields()).containsEntry("data", "option_1");
+        assertThat(query.time()).isEqualTo(NOW);
+    }
+
+    @Test
+    void updatesWithoutWhatTheyNeedAreRefused() {
+        assertThatThrownBy(() -> decode("{\"message\": {}}")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("update_id");
+        assertThatThrownBy(() -> decode("{\"update_id\": 1}")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> decode("{\"update_id\": 1, \"message\": {\"message_id\": 1, \"date\": 1}}"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("chat.id");
+    }
+
+    @Test
+    void splitCutsAtALineThenAWordAndNeverInsideASurrogatePair() {
+        assertThat(Sender.split("short")).containsExactly("short");
+        String lines = "a".repeat(4000) + "\n" + "b".repeat(200);
+        assertThat(Sender.split(lines)).containsExactly("a".repeat(4000), "b".repeat(200));
+        String words = "c".repeat(4090) + " " + "d".repeat(10);
+        assertThat(Sender.split(words)).containsExactly("c".repeat(4090), "d".repeat(10));
+        String emoji = "x".repeat(4095) + "😀" + "y";
+        assertThat(Sender.split(emoji)).containsExactly("x".repeat(4095), "😀y");
+    }
+}
