@@ -33,7 +33,7 @@ import org.jspecify.annotations.Nullable;
  * values. This is the adapter's hot path: one per inbound frame, on the I/O thread, so it allocates little
  * beyond what the event keeps: one decoder per thread is reused frame after frame (its maps are built on
  * one stack of keys and values and copied out at their exact size as {@link FieldMap}s), values the spec
- * enumerates are shared constants, and an image's {@code file} becomes a string only when it has no
+ * enumerates (types, {@code sender.sex}, {@code sender.role}) are shared constants, and an image's {@code file} becomes a string only when it has no
  * {@code url}. Not thread-safe; each thread has its own.
  */
 final class V11Decoder {
@@ -83,6 +83,10 @@ final class V11Decoder {
     private static final String[] SUB_TYPES = {"normal", "friend", "group", "anonymous", "notice", "other", "",
         "connect", "enable", "disable", "set", "unset", "approve", "invite", "kick", "kick_me", "leave", "ban",
         "lift_ban", "poke", "lucky_king", "honor", "add"};
+    /** The values of v11's enumerated object fields: {@code sender.sex}, {@code sender.role}, {@code message_format}. */
+    private static final String[] ENUMERATED = {"male", "female", "unknown", "member", "admin", "owner", "array",
+        "string"};
+    private static final int ENUMERATED_MAX = 7;
     private static final String[] SEGMENT_TYPES = {"text", "at", "reply", "image", "face", "record", "video",
         "forward", "json", "xml"};
 
@@ -336,7 +340,7 @@ final class V11Decoder {
      */
     private Object value(JsonParser p, JsonToken t, String path) throws IOException {
         return switch (t) {
-            case VALUE_STRING -> p.getText();
+            case VALUE_STRING -> p.getTextLength() <= ENUMERATED_MAX ? constant(p, ENUMERATED) : p.getText();
             case VALUE_NUMBER_INT -> p.getNumberType() == JsonParser.NumberType.BIG_INTEGER
                     ? p.getBigIntegerValue() : (Object) p.getLongValue();
             case VALUE_NUMBER_FLOAT -> p.getDoubleValue();
