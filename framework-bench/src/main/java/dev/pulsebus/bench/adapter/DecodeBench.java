@@ -14,7 +14,7 @@ import dev.pulsebus.onebot.Mode;
 import dev.pulsebus.onebot.OneBotAdapter;
 import dev.pulsebus.onebot.OneBotSettings;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
+import io.netty.buffer.ByteBufAllocator;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -32,10 +32,11 @@ import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * {@code adapter.onebot11_decode}: one v11 group message frame ({@link V11Frames#GROUP_MESSAGE}) to an
- * {@link Event}. Ours is the adapter's own decoder, given the frame in a direct buffer as Netty hands it
- * over; the peers read the same bytes from an array, their best case: {@code jackson_tree} is
- * {@code ObjectMapper.readTree} and a hand mapping to the same record, {@code jackson_tokens} Jackson's
- * streaming parser walking every token and keeping nothing, the limit of any decoder built on Jackson.
+ * {@link Event}. Ours is the adapter's own decoder, given the frame in a direct buffer of Netty's default
+ * (pooled) allocator, as a connection hands it over; the peers read the same bytes from an array, their best
+ * case: {@code jackson_tree} is {@code ObjectMapper.readTree} and a hand mapping to the same record,
+ * {@code jackson_tokens} Jackson's streaming parser walking every token and keeping nothing, the limit of
+ * any decoder built on Jackson.
  */
 @State(Scope.Thread)
 public class DecodeBench {
@@ -49,7 +50,7 @@ public class DecodeBench {
     @Setup(Level.Trial)
     public void setUp() {
         adapter = OneBotAdapter.create(OneBotSettings.of(11, Mode.REVERSE_WS, ""), null);
-        frame = Unpooled.directBuffer(bytes.length).writeBytes(bytes);
+        frame = ByteBufAllocator.DEFAULT.directBuffer(bytes.length).writeBytes(bytes);
         if (!(onebot11_decode__pulsebus() instanceof GroupMessage ours) || !ours.equals(onebot11_decode__jackson_tree())) {
             throw new IllegalStateException("the decoder and the hand mapping disagree on " + V11Frames.GROUP_MESSAGE);
         }
