@@ -1,5 +1,6 @@
 package dev.pulsebus.bench;
 
+import dev.pulsebus.bench.adapter.AdapterSuite;
 import dev.pulsebus.bench.bridge.BridgeSuite;
 import dev.pulsebus.bench.config.ConfigSuite;
 import dev.pulsebus.bench.event.EventSuite;
@@ -31,7 +32,8 @@ public final class Bench {
         Map<String, Suite> all = new LinkedHashMap<>();
         for (Suite suite : List.of(ConfigSuite.create(), EventSuite.create(), RouterSuite.create(), BridgeSuite.bridge(),
                 BridgeSuite.send(), StorageSuite.create(),
-                new ModuleSuite(), new HttpSuite(), new LongPollSuite(), new OverallSuite(), new StartupSuite())) {
+                new ModuleSuite(), new HttpSuite(), new LongPollSuite(), new OverallSuite(), new AdapterSuite(),
+                new StartupSuite())) {
             all.put(suite.name(), suite);
         }
         return all;

@@ -29,7 +29,12 @@ final class Checks {
 
     /** A message's platform fields beyond the record's own: immutable, empty when {@code null}. */
     static Map<String, Object> extra(Map<String, Object> extra) {
-        return extra == null ? Map.of() : Map.copyOf(extra);
+        return extra == null ? Map.of() : fields(extra);
+    }
+
+    /** Platform fields as the record keeps them: a {@link FieldMap} as it is (immutable already), else a copy. */
+    static Map<String, Object> fields(Map<String, Object> fields) {
+        return fields instanceof FieldMap ? fields : Map.copyOf(fields);
     }
 
     static ReplyChannel channel(ReplyChannel channel) {

@@ -15,7 +15,7 @@ public record MetaEvent(String id, Instant time, Self self, String detailType, S
         Checks.event(id, time, self);
         Objects.requireNonNull(detailType, "detailType");
         subType = Checks.subType(subType);
-        fields = Map.copyOf(fields);
+        fields = Checks.fields(fields);
     }
 
     @Override

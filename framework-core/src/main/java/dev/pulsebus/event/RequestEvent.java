@@ -15,7 +15,7 @@ public record RequestEvent(String id, Instant time, Self self, String detailType
         Checks.event(id, time, self);
         Objects.requireNonNull(detailType, "detailType");
         subType = Checks.subType(subType);
-        fields = Map.copyOf(fields);
+        fields = Checks.fields(fields);
     }
 
     @Override

@@ -97,7 +97,7 @@ public sealed interface Segment {
     record Other(String type, Map<String, Object> data) implements Segment {
         public Other {
             Objects.requireNonNull(type, "type");
-            data = Map.copyOf(data);
+            data = Checks.fields(data);
         }
 
         @Override

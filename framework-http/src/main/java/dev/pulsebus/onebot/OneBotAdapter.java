@@ -156,6 +156,15 @@ public final class OneBotAdapter implements Adapter {
         return call(self, action.name(), action.params()).thenApply(protocol::messageId);
     }
 
+    /**
+     * The event in one inbound frame, read as a connection's frames are: null when it holds none (an action's
+     * response, or input counted as bad). {@code selfHint} names the bot for frames that name none. Nothing is
+     * dispatched; for tools and the benchmark. Any thread.
+     */
+    public @Nullable Event decode(ByteBuf frame, String selfHint) {
+        return protocol.decode(frame, selfHint, metrics) instanceof Event event ? event : null;
+    }
+
     /** The typed actions of bot {@code selfId}. */
     public OneBotActions actions(String selfId) {
         return new OneBotActions(this, selfId);

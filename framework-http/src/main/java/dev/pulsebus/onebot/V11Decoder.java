@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import dev.pulsebus.event.Event;
+import dev.pulsebus.event.FieldMap;
 import dev.pulsebus.event.GroupMessage;
 import dev.pulsebus.event.Message;
 import dev.pulsebus.event.MetaEvent;
@@ -17,8 +18,9 @@ import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -28,8 +30,11 @@ import org.jspecify.annotations.Nullable;
  * {@code readTree} builds and then walks: the fields the records hold go to locals, segments are made as
  * they are read (a {@code text}, {@code at}, {@code reply} or {@code image} segment whose {@code type}
  * comes first without a map), and only the fields kept in {@code extra} or {@code fields} become Java
- * values. This is the adapter's hot path: one per inbound frame, on the I/O thread. One per frame; not
- * thread-safe.
+ * values. This is the adapter's hot path: one per inbound frame, on the I/O thread, so it allocates little
+ * beyond what the event keeps: one decoder per thread is reused frame after frame (its maps are built on
+ * one stack of keys and values and copied out at their exact size as {@link FieldMap}s), values the spec
+ * enumerates (types, {@code sender.sex}, {@code sender.role}) are shared constants, and an image's {@code file} becomes a string only when it has no
+ * {@code url}. Not thread-safe; each thread has its own.
  */
 final class V11Decoder {
 
@@ -39,6 +44,7 @@ final class V11Decoder {
     private @Nullable String postType;
     private String subType = "";
     private @Nullable String detail; // notice_type, request_type or meta_event_type
+    private String detailKey = "";
     private String messageType = "";
     private String self = "";
     private String messageId = "";
@@ -47,10 +53,71 @@ final class V11Decoder {
     private String flag = "";
     private long time;
     private @Nullable Message message;
-    /** A HashMap: the record copies it into an immutable map, whose order is its own anyway. */
-    private final Map<String, Object> rest = new HashMap<>(32);
+    /**
+     * The tokens of {@code message_type}, {@code message_id}, {@code user_id} and {@code group_id} (null when
+     * absent), read into their record components: they are also fields of the other events, made there as
+     * values from the text, but a message, whose record holds them, gets no second copy.
+     */
+    private @Nullable JsonToken messageTypeToken;
+    private @Nullable JsonToken messageIdToken;
+    private @Nullable JsonToken userIdToken;
+    private @Nullable JsonToken groupIdToken;
+    /**
+     * The keys and values of the maps being read, a nested object's above its parent's; the frame's own
+     * fields from 0. Each map is copied out at its exact size ({@link FieldMap#copyOf}).
+     */
+    private Object[] stack = new Object[64];
+    private int top;
+    /** The frame's own fields once past {@link FieldMap#MAX_SCANNED} keys (then no longer on the stack). */
+    private @Nullable Map<String, Object> restSpilled;
+    /** The segments of the message being read. */
+    private Segment[] segments = new Segment[8];
+    /** An image's {@code file}, kept as characters until the segment ends: unused when it has a {@code url}. */
+    private char[] file = new char[64];
+    /** The bot of the last frame read on this thread, reused while frames name the same bot. */
+    private @Nullable Self lastSelf;
+
+    /** Values the spec gives these fields, returned as these constants instead of made again per frame. */
+    private static final String[] POST_TYPES = {"message", "notice", "request", "meta_event"};
+    private static final String[] MESSAGE_TYPES = {"group", "private"};
+    private static final String[] SUB_TYPES = {"normal", "friend", "group", "anonymous", "notice", "other", "",
+        "connect", "enable", "disable", "set", "unset", "approve", "invite", "kick", "kick_me", "leave", "ban",
+        "lift_ban", "poke", "lucky_king", "honor", "add"};
+    /** The values of v11's enumerated object fields: {@code sender.sex}, {@code sender.role}, {@code message_format}. */
+    private static final String[] ENUMERATED = {"male", "female", "unknown", "member", "admin", "owner", "array",
+        "string"};
+    private static final int ENUMERATED_MAX = 7;
+    private static final String[] SEGMENT_TYPES = {"text", "at", "reply", "image", "face", "record", "video",
+        "forward", "json", "xml"};
+
+    /** One per thread, reused frame after frame: what it holds between frames is cleared first. */
+    private static final ThreadLocal<V11Decoder> DECODERS = ThreadLocal.withInitial(V11Decoder::new);
 
     private V11Decoder() {
+    }
+
+    private void reset() {
+        nulls.nulls = 0;
+        nulls.firstNull = "";
+        postType = null;
+        subType = "";
+        detail = null;
+        detailKey = "";
+        messageType = "";
+        self = "";
+        messageId = "";
+        userId = "";
+        groupId = "";
+        flag = "";
+        time = 0;
+        message = null;
+        messageTypeToken = null;
+        messageIdToken = null;
+        userIdToken = null;
+        groupIdToken = null;
+        Arrays.fill(stack, 0, top, null);
+        top = 0;
+        restSpilled = null;
     }
 
     /**
@@ -59,7 +126,8 @@ final class V11Decoder {
      * {@link Protocol#NOT_JSON}, or null when it is an event the records cannot hold (counted).
      */
     static @Nullable Object decode(ByteBuf frame, String selfHint, String platform, OneBotMetrics metrics) {
-        V11Decoder d = new V11Decoder();
+        V11Decoder d = DECODERS.get();
+        d.reset();
         try (JsonParser p = parser(frame)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 return Protocol.NOT_JSON;
@@ -108,26 +176,153 @@ final class V11Decoder {
                 continue;
             }
             switch (name) {
-                case "post_type" -> postType = p.getValueAsString("");
-                case "sub_type" -> subType = p.getValueAsString("");
+                case "post_type" -> postType = constant(p, POST_TYPES);
+                case "sub_type" -> subType = constant(p, SUB_TYPES);
                 case "time" -> time = p.getValueAsLong(0);
-                case "self_id" -> self = scalar(p);
+                case "self_id" -> self = lastSelf != null && t.isScalarValue() && sameText(p, lastSelf.userId())
+                        ? lastSelf.userId() : scalar(p);
                 case "message" -> message = t == JsonToken.VALUE_STRING
                         ? V11Segments.read(CqCode.parse(p.getText()), nulls) : segments(p);
-                default -> {
-                    switch (name) { // also kept as a field: a notice's user_id is its field, a message's a component
-                        case "message_type" -> messageType = p.getValueAsString("");
-                        case "message_id" -> messageId = scalar(p);
-                        case "user_id" -> userId = scalar(p);
-                        case "group_id" -> groupId = scalar(p);
-                        case "flag" -> flag = scalar(p);
-                        case "notice_type", "request_type", "meta_event_type" -> detail = p.getValueAsString("");
-                        default -> { }
-                    }
-                    rest.put(name, value(p, t, name));
+                case "notice_type", "request_type", "meta_event_type" -> {
+                    detail = p.getValueAsString("");
+                    detailKey = name;
                 }
+                case "message_type", "message_id", "user_id", "group_id" -> {
+                    if (!t.isScalarValue()) {
+                        putField(name, value(p, t, name)); // kept as it came; the record's component stays empty
+                        continue;
+                    }
+                    switch (name) {
+                        case "message_type" -> messageType = constant(p, MESSAGE_TYPES);
+                        case "message_id" -> messageId = p.getText();
+                        case "user_id" -> userId = p.getText();
+                        default -> groupId = p.getText();
+                    }
+                    switch (name) {
+                        case "message_type" -> messageTypeToken = t;
+                        case "message_id" -> messageIdToken = t;
+                        case "user_id" -> userIdToken = t;
+                        default -> groupIdToken = t;
+                    }
+                }
+                case "flag" -> {
+                    Object v = value(p, t, name);
+                    flag = v instanceof String f ? f : t.isScalarValue() ? p.getText() : "";
+                    putField(name, v);
+                }
+                default -> putField(name, value(p, t, name));
             }
         }
+    }
+
+    /** Puts one of the frame's own fields (the stack's bottom map). */
+    private void putField(String key, Object value) {
+        if (restSpilled != null) {
+            restSpilled.put(key, value);
+        } else {
+            restSpilled = put(0, key, value);
+        }
+    }
+
+    /**
+     * Puts {@code key} in the map on the stack from {@code base} (replacing its value when it is there);
+     * past {@link FieldMap#MAX_SCANNED} keys, the map moved into the LinkedHashMap returned (else null).
+     */
+    private @Nullable Map<String, Object> put(int base, String key, Object value) {
+        for (int i = base; i < top; i += 2) {
+            if (stack[i].equals(key)) {
+                stack[i + 1] = value;
+                return null;
+            }
+        }
+        if (top - base == FieldMap.MAX_SCANNED * 2) {
+            LinkedHashMap<String, Object> all = new LinkedHashMap<>();
+            for (int i = base; i < top; i += 2) {
+                all.put((String) stack[i], stack[i + 1]);
+            }
+            all.put(key, value);
+            Arrays.fill(stack, base, top, null);
+            top = base;
+            return all;
+        }
+        if (top + 2 > stack.length) {
+            stack = Arrays.copyOf(stack, stack.length * 2);
+        }
+        stack[top++] = key;
+        stack[top++] = value;
+        return null;
+    }
+
+    /** The map on the stack from {@code base} (or {@code spilled}), taken off the stack. */
+    private Map<String, Object> pop(int base, @Nullable Map<String, Object> spilled) {
+        if (spilled != null) {
+            return Map.copyOf(spilled);
+        }
+        Map<String, Object> map = FieldMap.copyOf(stack, base, top);
+        Arrays.fill(stack, base, top, null);
+        top = base;
+        return map;
+    }
+
+    /** The id fields of a frame that is not a message, as the values {@link #value} would have made. */
+    private void restoreIds() {
+        restore("message_type", messageTypeToken, messageType);
+        restore("message_id", messageIdToken, messageId);
+        restore("user_id", userIdToken, userId);
+        restore("group_id", groupIdToken, groupId);
+    }
+
+    private void restore(String key, @Nullable JsonToken t, String text) {
+        if (t != null) {
+            putField(key, switch (t) {
+                case VALUE_NUMBER_INT -> integer(text);
+                case VALUE_NUMBER_FLOAT -> Double.parseDouble(text);
+                case VALUE_TRUE -> true;
+                case VALUE_FALSE -> false;
+                default -> text;
+            });
+        }
+    }
+
+    /** Whether the scalar at the parser reads as {@code text}, compared without making a string. */
+    private static boolean sameText(JsonParser p, String text) throws IOException {
+        return p.getTextLength() == text.length() && same(text, p.getTextCharacters(), p.getTextOffset());
+    }
+
+    private static Object integer(String digits) {
+        try {
+            return Long.parseLong(digits);
+        } catch (NumberFormatException e) {
+            return new java.math.BigInteger(digits); // past a long, as the parser's BIG_INTEGER
+        }
+    }
+
+    /**
+     * A string value that is one of {@code known} as that constant, without making it again; any other
+     * value as its text ({@code ""} for a container).
+     */
+    private static String constant(JsonParser p, String[] known) throws IOException {
+        if (p.currentToken() != JsonToken.VALUE_STRING) {
+            return p.getValueAsString("");
+        }
+        char[] chars = p.getTextCharacters();
+        int offset = p.getTextOffset();
+        int length = p.getTextLength();
+        for (String k : known) {
+            if (k.length() == length && same(k, chars, offset)) {
+                return k;
+            }
+        }
+        return new String(chars, offset, length);
+    }
+
+    private static boolean same(String k, char[] chars, int offset) {
+        for (int i = 0; i < k.length(); i++) {
+            if (k.charAt(i) != chars[offset + i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static String scalar(JsonParser p) throws IOException {
@@ -139,16 +334,19 @@ final class V11Decoder {
         return "";
     }
 
-    /** The value at the parser as a plain Java value, nulls inside left out and counted. */
+    /**
+     * The value at the parser as a plain Java value, nulls inside left out and counted; {@code path} names
+     * it for the warning of a null inside (a nested path is made only when a container is entered).
+     */
     private Object value(JsonParser p, JsonToken t, String path) throws IOException {
         return switch (t) {
-            case VALUE_STRING -> p.getText();
+            case VALUE_STRING -> p.getTextLength() <= ENUMERATED_MAX ? constant(p, ENUMERATED) : p.getText();
             case VALUE_NUMBER_INT -> p.getNumberType() == JsonParser.NumberType.BIG_INTEGER
                     ? p.getBigIntegerValue() : (Object) p.getLongValue();
             case VALUE_NUMBER_FLOAT -> p.getDoubleValue();
             case VALUE_TRUE -> true;
             case VALUE_FALSE -> false;
-            case START_OBJECT -> Collections.unmodifiableMap(object(p, path));
+            case START_OBJECT -> object(p, path);
             case START_ARRAY -> {
                 List<Object> list = new ArrayList<>();
                 JsonToken e;
@@ -166,7 +364,8 @@ final class V11Decoder {
     }
 
     private Map<String, Object> object(JsonParser p, String path) throws IOException {
-        Map<String, Object> map = new HashMap<>();
+        int base = top;
+        Map<String, Object> spilled = null;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String key = p.currentName();
             JsonToken v = p.nextToken();
@@ -174,11 +373,16 @@ final class V11Decoder {
                 if (!JsonValues.nullable(key)) {
                     nulls.nullAt(path + "." + key);
                 }
+                continue;
+            }
+            Object value = value(p, v, v.isStructStart() ? path + "." + key : path);
+            if (spilled != null) {
+                spilled.put(key, value);
             } else {
-                map.put(key, value(p, v, path + "." + key));
+                spilled = put(base, key, value);
             }
         }
-        return map;
+        return pop(base, spilled);
     }
 
     /** The array form, segment by segment (the mapping of {@link V11Segments}). */
@@ -186,15 +390,31 @@ final class V11Decoder {
         if (p.currentToken() != JsonToken.START_ARRAY) {
             throw new IllegalArgumentException("message is neither a segment array nor a string");
         }
-        List<Segment> segments = new ArrayList<>(4);
+        int n = 0;
         JsonToken t;
         while ((t = p.nextToken()) == JsonToken.START_OBJECT) {
-            segments.add(segment(p));
+            Segment segment = segment(p);
+            if (n == segments.length) {
+                segments = Arrays.copyOf(segments, n * 2);
+            }
+            segments[n++] = segment;
         }
         if (t != JsonToken.END_ARRAY) {
             throw new IllegalArgumentException("a message segment is not an object");
         }
-        return new Message(segments);
+        Segment[] s = segments;
+        // The fixed-arity List.of keep the array they make; Message keeps an immutable list as it is.
+        List<Segment> list = switch (n) {
+            case 0 -> List.of();
+            case 1 -> List.of(s[0]);
+            case 2 -> List.of(s[0], s[1]);
+            case 3 -> List.of(s[0], s[1], s[2]);
+            case 4 -> List.of(s[0], s[1], s[2], s[3]);
+            case 5 -> List.of(s[0], s[1], s[2], s[3], s[4]);
+            default -> List.of(Arrays.copyOf(s, n));
+        };
+        Arrays.fill(s, 0, n, null);
+        return new Message(list);
     }
 
     private Segment segment(JsonParser p) throws IOException {
@@ -205,11 +425,11 @@ final class V11Decoder {
             String name = p.currentName();
             JsonToken v = p.nextToken();
             if (name.equals("type")) {
-                type = p.getValueAsString("");
+                type = constant(p, SEGMENT_TYPES);
             } else if (name.equals("data") && v == JsonToken.START_OBJECT) {
                 known = type.isEmpty() ? null : known(p, type);
                 if (known == null && p.currentToken() != JsonToken.END_OBJECT) {
-                    data = object(p, "message." + (type.isEmpty() ? "?" : type));
+                    data = object(p, type.isEmpty() ? "message.?" : "message." + type);
                 }
             } else {
                 p.skipChildren();
@@ -231,6 +451,8 @@ final class V11Decoder {
         }
         String main = null;
         String url = null;
+        int fileLength = -1;
+        boolean image = type.equals("image");
         String wanted = V11Segments.mainKey(type);
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String key = p.currentName();
@@ -239,11 +461,20 @@ final class V11Decoder {
                 nulls.nullAt("message." + type + "." + key);
             } else if (!v.isScalarValue()) {
                 p.skipChildren();
+            } else if (image && key.equals("file")) {
+                fileLength = p.getTextLength(); // made a string only if no url comes
+                if (file.length < fileLength) {
+                    file = new char[Math.max(fileLength, file.length * 2)];
+                }
+                System.arraycopy(p.getTextCharacters(), p.getTextOffset(), file, 0, fileLength);
             } else if (key.equals(wanted)) {
-                main = p.getText();
-            } else if (key.equals("url") && type.equals("image")) {
+                main = type.equals("at") && sameText(p, self) ? self : p.getText(); // a mention of the bot
+            } else if (image && key.equals("url")) {
                 url = p.getText();
             }
+        }
+        if (fileLength >= 0) {
+            main = url != null && !url.isEmpty() ? "" : new String(file, 0, fileLength);
         }
         return V11Segments.known(type, main, url);
     }
@@ -255,19 +486,20 @@ final class V11Decoder {
             metrics.bad(OneBotMetrics.Bad.INVALID, "a " + postType + " event without self_id");
             return null;
         }
-        Self me = new Self(platform, bot);
+        Self me = lastSelf != null && lastSelf.userId().equals(bot) && lastSelf.platform().equals(platform)
+                ? lastSelf : new Self(platform, bot);
+        lastSelf = me;
         Instant at = Instant.ofEpochSecond(time);
         Event event;
         try {
             event = switch (type) {
                 case "message" -> message(me, at, metrics);
                 case "notice" -> new NoticeEvent(bot + ":n:" + Protocol.digest(frame), at, me,
-                        required(detail, "notice_type"), subType, without(rest, "notice_type"));
+                        detail("notice_type"), subType, fields());
                 case "request" -> new RequestEvent(bot + ":r:" + (flag.isEmpty()
-                        ? Protocol.digest(frame) : flag), at, me, required(detail, "request_type"),
-                        subType, without(rest, "request_type"));
+                        ? Protocol.digest(frame) : flag), at, me, detail("request_type"), subType, fields());
                 case "meta_event" -> new MetaEvent(bot + ":e:" + Protocol.digest(frame), at, me,
-                        required(detail, "meta_event_type"), subType, without(rest, "meta_event_type"));
+                        detail("meta_event_type"), subType, fields());
                 default -> {
                     metrics.bad(OneBotMetrics.Bad.UNKNOWN_TYPE, "post_type \"" + postType + "\"");
                     yield null;
@@ -287,7 +519,7 @@ final class V11Decoder {
             throw new IllegalArgumentException("no message");
         }
         String id = me.userId() + ":m:" + messageId;
-        Map<String, Object> extra = without(rest, "message_type", "message_id", "user_id", "group_id");
+        Map<String, Object> extra = pop(0, restSpilled);
         return switch (messageType) {
             case "private" -> new PrivateMessage(id, at, me, subType, messageId, message, userId, null, extra);
             case "group" -> new GroupMessage(id, at, me, subType, messageId, message, userId,
@@ -299,11 +531,15 @@ final class V11Decoder {
         };
     }
 
-    private static Map<String, Object> without(Map<String, Object> map, String... keys) {
-        for (String k : keys) {
-            map.remove(k);
-        }
-        return map;
+    /** The type's own {@code detailKey}: throws IllegalArgumentException when the frame has not that one. */
+    private String detail(String key) {
+        return required(key.equals(detailKey) ? detail : null, key);
+    }
+
+    /** The fields of an event that is no message: the rest, with its id fields. */
+    private Map<String, Object> fields() {
+        restoreIds();
+        return pop(0, restSpilled);
     }
 
     private static String required(@Nullable String v, String field) {

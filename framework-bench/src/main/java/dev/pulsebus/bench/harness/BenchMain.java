@@ -219,6 +219,7 @@ public final class BenchMain {
             case "router", "bridge" -> 90;
             case "storage" -> 170;
             case "http" -> 80;
+            case "adapter" -> 150;
             case "longpoll", "overall", "startup" -> 45;
             default -> 60;
         };

@@ -44,23 +44,25 @@ public final class JmhSuite implements Suite {
     public static final class Target {
         private static final double NONE = -1; // a bound the target does not have
 
+        /** At least {@code ratio} times {@code peer}'s throughput. */
+        private record Ratio(String peer, double ratio) {
+        }
+
         private final double minOpsPerSec;
-        private final String peer;
-        private final double minRatio;
+        private final List<Ratio> ratios;
         private final double maxAllocBytes;
         private final double maxP99Us;
 
-        private Target(double minOpsPerSec, String peer, double minRatio, double maxAllocBytes, double maxP99Us) {
+        private Target(double minOpsPerSec, List<Ratio> ratios, double maxAllocBytes, double maxP99Us) {
             this.minOpsPerSec = minOpsPerSec;
-            this.peer = peer;
-            this.minRatio = minRatio;
+            this.ratios = List.copyOf(ratios);
             this.maxAllocBytes = maxAllocBytes;
             this.maxP99Us = maxP99Us;
         }
 
         /** At least {@code opsPerSec} of our throughput. */
         public static Target atLeast(double opsPerSec) {
-            return new Target(opsPerSec, null, 0, NONE, NONE);
+            return new Target(opsPerSec, List.of(), NONE, NONE);
         }
 
         /** At least {@code ratio} times {@code peer}'s throughput in the same run, whatever ours is. */
@@ -68,19 +70,21 @@ public final class JmhSuite implements Suite {
             return atLeast(0).andRatioTo(peer, ratio);
         }
 
-        /** This target, and at least {@code ratio} times {@code peer}'s throughput. */
+        /** This target, and at least {@code ratio} times {@code peer}'s throughput (each ratio added is checked). */
         public Target andRatioTo(String peer, double ratio) {
-            return new Target(minOpsPerSec, peer, ratio, maxAllocBytes, maxP99Us);
+            List<Ratio> all = new ArrayList<>(ratios);
+            all.add(new Ratio(peer, ratio));
+            return new Target(minOpsPerSec, all, maxAllocBytes, maxP99Us);
         }
 
-        /** This target, and at most {@code bytes} allocated per operation (shown as ~0 B/op). */
+        /** This target, and at most {@code bytes} allocated per operation (1 B or less shown as ~0 B/op). */
         public Target allocAtMost(double bytes) {
-            return new Target(minOpsPerSec, peer, minRatio, bytes, maxP99Us);
+            return new Target(minOpsPerSec, ratios, bytes, maxP99Us);
         }
 
         /** This target, and a p99 latency of at most {@code us} microseconds. */
         public Target p99AtMost(double us) {
-            return new Target(minOpsPerSec, peer, minRatio, maxAllocBytes, us);
+            return new Target(minOpsPerSec, ratios, maxAllocBytes, us);
         }
 
         String check(Row row) {
@@ -88,9 +92,13 @@ public final class JmhSuite implements Suite {
             if (row.opsPerSec() == null || row.opsPerSec() < minOpsPerSec) {
                 missed.add("ops/s");
             }
-            Double ratio = peer == null ? null : row.ratioTo(peer);
-            if (peer != null && (ratio == null || ratio < minRatio)) {
-                missed.add("ratio to " + peer);
+            StringBuilder wanted = new StringBuilder("target >= " + Table.si(minOpsPerSec) + " ops/s");
+            for (Ratio r : ratios) {
+                Double ratio = row.ratioTo(r.peer());
+                if (ratio == null || ratio < r.ratio()) {
+                    missed.add("ratio to " + r.peer());
+                }
+                wanted.append(String.format(java.util.Locale.ROOT, ", >= %.1fx %s", r.ratio(), r.peer()));
             }
             if (maxAllocBytes >= 0 && (row.allocBytesPerOp() == null || row.allocBytesPerOp() > maxAllocBytes)) {
                 missed.add("B/op");
@@ -98,10 +106,13 @@ public final class JmhSuite implements Suite {
             if (maxP99Us >= 0 && (row.p99Us() == null || row.p99Us() > maxP99Us)) {
                 missed.add("p99");
             }
-            String wanted = "target >= " + Table.si(minOpsPerSec) + " ops/s"
-                    + (peer == null ? "" : String.format(", >= %.1fx %s", minRatio, peer))
-                    + (maxAllocBytes >= 0 ? ", ~0 B/op" : "")
-                    + (maxP99Us >= 0 ? String.format(", p99 <= %.0f us", maxP99Us) : "");
+            if (maxAllocBytes >= 0) {
+                wanted.append(maxAllocBytes <= 1 ? ", ~0 B/op" : String.format(java.util.Locale.ROOT, ", <= %.0f B/op",
+                        maxAllocBytes));
+            }
+            if (maxP99Us >= 0) {
+                wanted.append(String.format(java.util.Locale.ROOT, ", p99 <= %.0f us", maxP99Us));
+            }
             return wanted + (missed.isEmpty() ? ": met" : ": MISSED (" + String.join(", ", missed) + ")");
         }
     }

@@ -82,6 +82,11 @@ public final class ServerFixture {
         return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 
+    /** The median over {@code rounds} (in ns) of one percentile, in microseconds. */
+    public static double medianUs(List<Histogram> rounds, double percentile) {
+        return median(rounds.stream().map(r -> r.getValueAtPercentile(percentile) / 1e3).toList());
+    }
+
     /** Bytes allocated so far by every live thread of this JVM. */
     public static long allocatedBytes() {
         return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getTotalThreadAllocatedBytes();

@@ -99,10 +99,10 @@ public final class HttpSuite implements Suite {
                     ourRounds.add(open.latencyNanos());
                     last = open;
                 }
-                double p99 = median(ourRounds, 99);
-                double p999 = median(ourRounds, 99.9);
-                double floor99 = median(floorRounds, 99);
-                double floor999 = median(floorRounds, 99.9);
+                double p99 = ServerFixture.medianUs(ourRounds, 99);
+                double p999 = ServerFixture.medianUs(ourRounds, 99.9);
+                double floor99 = ServerFixture.medianUs(floorRounds, 99);
+                double floor999 = ServerFixture.medianUs(floorRounds, 99.9);
                 Row open = ServerFixture.row("http", "http.health_open_loop", "us", null, ourRounds.get(0), null,
                         ServerFixture.peers(), String.format(java.util.Locale.ROOT, "GET /health at a fixed %.0f/s (half"
                                 + " of http.health), latency from the intended send time, %d rounds interleaved with the"
@@ -159,11 +159,6 @@ public final class HttpSuite implements Suite {
     /** The last row added, with {@code measured}'s per-second throughput as its rounds. */
     private static void withRounds(List<Row> rows, LoadClient.Result measured) {
         rows.set(rows.size() - 1, rows.get(rows.size() - 1).withRounds(measured.rounds()));
-    }
-
-    /** The median over {@code rounds} of one percentile, in microseconds. */
-    private static double median(List<Histogram> rounds, double percentile) {
-        return ServerFixture.median(rounds.stream().map(r -> r.getValueAtPercentile(percentile) / 1e3).toList());
     }
 
     /** The load client's CPU as a share of one core, as text ("?" where the JVM cannot tell). */

@@ -44,18 +44,28 @@ public final class NoopServer implements AutoCloseable {
     private final Channel listener;
 
     public NoopServer() throws InterruptedException {
-        boolean epoll = Epoll.isAvailable();
-        group = new MultiThreadIoEventLoopGroup(Runtime.getRuntime().availableProcessors(),
-                epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
-        listener = new ServerBootstrap().group(group)
-                .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
+        group = loops();
+        listener = listen(group, new ChannelInitializer<SocketChannel>() {
+            @Override
+            protected void initChannel(SocketChannel ch) {
+                ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(65536), Answer.INSTANCE);
+            }
+        });
+    }
+
+    /** One event loop per core, on the transport PulseBus's server uses (epoll where there is one). */
+    public static EventLoopGroup loops() {
+        return new MultiThreadIoEventLoopGroup(Runtime.getRuntime().availableProcessors(),
+                Epoll.isAvailable() ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+    }
+
+    /** A listener on a free loopback port, {@code TCP_NODELAY}, its connections set up by {@code children}. */
+    public static Channel listen(EventLoopGroup group, ChannelInitializer<SocketChannel> children)
+            throws InterruptedException {
+        return new ServerBootstrap().group(group)
+                .channel(Epoll.isAvailable() ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(65536), Answer.INSTANCE);
-                    }
-                })
+                .childHandler(children)
                 .bind("127.0.0.1", 0).sync().channel();
     }
 

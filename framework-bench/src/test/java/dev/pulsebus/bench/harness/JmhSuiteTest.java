@@ -30,4 +30,15 @@ class JmhSuiteTest {
         assertThat(JmhSuite.Target.atLeast(120e3).p99AtMost(15).check(row(150e3, 1, 100.0, 12.0)))
                 .isEqualTo("target >= 120.0 k ops/s, p99 <= 15 us: met");
     }
+
+    @Test
+    void everyRatioIsCheckedAndAByteBoundShowsItsBytes() {
+        JmhSuite.Target t = JmhSuite.Target.ratioTo("jackson_tokens", 0.7).andRatioTo("jackson_tree", 1.3)
+                .allocAtMost(2048);
+        Row row = new Row("adapter", "adapter.x", "ops/s", 4e5, null, null, null, null, null, 1500.0, 5,
+                Map.of("jackson_tokens", 5e5, "jackson_tree", 3.2e5), "");
+
+        assertThat(t.check(row)).isEqualTo("target >= 0.0 ops/s, >= 0.7x jackson_tokens, >= 1.3x jackson_tree,"
+                + " <= 2048 B/op: MISSED (ratio to jackson_tree)");
+    }
 }

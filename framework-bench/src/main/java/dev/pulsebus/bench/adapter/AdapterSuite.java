@@ -1,0 +1,137 @@
+package dev.pulsebus.bench.adapter;
+
+import dev.pulsebus.bench.harness.BenchOptions;
+import dev.pulsebus.bench.harness.JmhSuite;
+import dev.pulsebus.bench.harness.Progress;
+import dev.pulsebus.bench.harness.Row;
+import dev.pulsebus.bench.harness.ServerFixture;
+import dev.pulsebus.bench.harness.Suite;
+import dev.pulsebus.server.PulseBusServer;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The {@code adapter} suite (issue 17): {@code onebot11_decode} under JMH beside Jackson's tree and token
+ * walk, then a real server in this JVM with the v11 adapter on its reverse WebSocket, loaded over loopback
+ * by {@link OneBotLoad}. Each socket row runs in interleaved rounds with the do-nothing bot
+ * ({@link InstantBot}, the floor) at the same load, and reports the median of its rounds. The flood runs
+ * first, so the round trips are timed on a warm server.
+ */
+public final class AdapterSuite implements Suite {
+
+    static final double RATE = 1000;
+    /** Messages the flood keeps in flight: well under a lane's 1024, so none is dropped for a full lane. */
+    static final int WINDOW = 256;
+    private static final int ROUNDS = 3;
+    private static final double P50_TARGET_US = 300;
+    private static final double P99_TARGET_US = 2000;
+    private static final double FLOOD_TARGET = 50_000;
+    private static final String ONEBOT = """
+
+            [adapters.onebot11]
+            enabled = true
+            mode = "reverse-ws"
+            """;
+
+    private final JmhSuite decode = new JmhSuite("adapter", DecodeBench.class,
+            List.of("jackson_tree", "jackson_tokens"), List.of(new JmhSuite.RowSpec("onebot11_decode", false,
+                    "a 726-byte v11 group message (reply, at, text, image, sender) to a GroupMessage by the"
+                            + " adapter's decoder (from a direct buffer, as Netty hands it over); peers from a byte"
+                            + " array: readTree and a hand mapping to the same record, and the bare token walk",
+                    JmhSuite.Target.ratioTo("jackson_tokens", 0.7).andRatioTo("jackson_tree", 1.3)
+                            .allocAtMost(2048))));
+
+    @Override
+    public String name() {
+        return "adapter";
+    }
+
+    @Override
+    public List<Row> run(BenchOptions options) throws Exception {
+        List<Row> rows = new ArrayList<>(decode.run(options));
+        Duration warmup = options.quick() ? Duration.ofSeconds(1) : Duration.ofSeconds(3);
+        Duration measure = options.quick() ? Duration.ofSeconds(1) : Duration.ofSeconds(5);
+        int rounds = options.quick() ? 1 : ROUNDS;
+        try (OneBotLoad load = new OneBotLoad(); InstantBot floor = new InstantBot()) {
+            PulseBusServer server = ServerFixture.start(options, "adapter", ONEBOT);
+            try {
+                URI ours = URI.create("ws://127.0.0.1:" + server.port() + InstantBot.PATH);
+                rows.add(flood(load, floor.uri(), ours, rounds, warmup, measure));
+                rows.add(roundtrip(load, floor.uri(), ours, rounds, warmup.dividedBy(3).plusSeconds(1), measure));
+            } finally {
+                server.close();
+            }
+        }
+        return rows;
+    }
+
+    private static Row flood(OneBotLoad load, URI floor, URI ours, int rounds, Duration warmup, Duration measure)
+            throws Exception {
+        List<Double> floorRates = new ArrayList<>();
+        List<Double> ourRates = new ArrayList<>();
+        List<Double> bytes = new ArrayList<>();
+        long unanswered = 0;
+        for (int round = 1; round <= rounds; round++) {
+            Progress.print("adapter.onebot11_flood: round " + round + ", do-nothing bot");
+            floorRates.add(load.flood(floor, WINDOW, warmup, measure).perSecond());
+            Progress.print("adapter.onebot11_flood: round " + round + ", pulsebus");
+            long a0 = ServerFixture.allocatedBytes();
+            OneBotLoad.Result r = load.flood(ours, WINDOW, warmup, measure);
+            double messages = r.answered() * (warmup.toNanos() + measure.toNanos()) / (double) measure.toNanos();
+            bytes.add(messages == 0 ? 0 : (ServerFixture.allocatedBytes() - a0) / messages);
+            ourRates.add(r.perSecond());
+            unanswered += r.unanswered();
+        }
+        double rate = ServerFixture.median(ourRates);
+        double floorRate = ServerFixture.median(floorRates);
+        return new Row("adapter", "adapter.onebot11_flood", "ops/s", rate, null, null, null, null, null,
+                ServerFixture.median(bytes), rounds, ServerFixture.peers("noop_floor", floorRate),
+                String.format(Locale.ROOT, "/echo hi group messages over %d groups on one reverse WebSocket, %d in"
+                        + " flight, each answered (send_group_msg in, its response out); ops/s counts messages in"
+                        + " and answered, the median of %d rounds interleaved with the do-nothing bot (%.2fx of"
+                        + " it); B/op is the whole process (client included) per message; %d sent but not"
+                        + " answered; target >= 50 k messages/s: %s", V11Frames.GROUPS, WINDOW, rounds,
+                        rate / floorRate, unanswered, rate >= FLOOD_TARGET ? "met" : "MISSED"))
+                .withRounds(ourRates);
+    }
+
+    private static Row roundtrip(OneBotLoad load, URI floor, URI ours, int rounds, Duration warmup, Duration measure)
+            throws Exception {
+        List<Histogram> floorRounds = new ArrayList<>();
+        List<Histogram> ourRounds = new ArrayList<>();
+        long unanswered = 0;
+        for (int round = 1; round <= rounds; round++) {
+            Progress.print("adapter.onebot11_roundtrip: round " + round + ", do-nothing bot at " + (long) RATE + "/s");
+            floorRounds.add(load.openLoop(floor, RATE, warmup, measure).latencyNanos());
+            Progress.print("adapter.onebot11_roundtrip: round " + round + ", pulsebus at " + (long) RATE + "/s");
+            OneBotLoad.Result r = load.openLoop(ours, RATE, warmup, measure);
+            ourRounds.add(r.latencyNanos());
+            unanswered += r.unanswered();
+        }
+        double p50 = ServerFixture.medianUs(ourRounds, 50);
+        double p99 = ServerFixture.medianUs(ourRounds, 99);
+        double floor50 = ServerFixture.medianUs(floorRounds, 50);
+        double floor99 = ServerFixture.medianUs(floorRounds, 99);
+        double floor999 = ServerFixture.medianUs(floorRounds, 99.9);
+        boolean met = p50 <= P50_TARGET_US && p99 <= P99_TARGET_US;
+        Row row = ServerFixture.row("adapter", "adapter.onebot11_roundtrip", "us", null, ourRounds.get(0), null,
+                ServerFixture.peers(), String.format(Locale.ROOT, "/echo hi group messages in, paced open loop at"
+                        + " %.0f/s over one reverse WebSocket, each timed from its scheduled send until its"
+                        + " send_group_msg reached the implementation (which answers it); %d rounds interleaved with"
+                        + " the do-nothing bot at the same rate, each percentile the median of the rounds'; floor"
+                        + " p50 %.0f us, p99 %.0f us, p99.9 %.0f us (ours/floor p50 %.2fx, p99 %.2fx); %d sent but"
+                        + " not answered; target p50 <= %.0f us, p99 <= %.0f us: %s", RATE, rounds, floor50,
+                        floor99, floor999, p50 / floor50, p99 / floor99, unanswered, P50_TARGET_US, P99_TARGET_US,
+                        met ? "met" : "MISSED (" + (p50 > P50_TARGET_US ? "p50" : "")
+                                + (p50 > P50_TARGET_US && p99 > P99_TARGET_US ? ", " : "")
+                                + (p99 > P99_TARGET_US ? "p99" : "") + ")"));
+        System.out.printf(Locale.ROOT, "do-nothing bot (floor) at %.0f/s: p50 %.0f us, p99 %.0f us, p99.9 %.0f us"
+                + " (median of %d rounds)%n", RATE, floor50, floor99, floor999, rounds);
+        return ServerFixture.medianOfRounds(row, ourRounds);
+    }
+
+}
