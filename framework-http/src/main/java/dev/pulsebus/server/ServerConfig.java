@@ -46,7 +46,6 @@ public record ServerConfig(
     /** The adapters' sections, {@code [adapters.onebot11]} and {@code [adapters.onebot12]}, by OneBot version. */
     private static final Map<String, Integer> ADAPTERS = Map.of("onebot11", 11, "onebot12", 12);
     private static final String TELEGRAM = "telegram";
-
     /** Defaults only (no file). */
     public static ServerConfig defaults() {
         return from(Config.empty().snapshot(), "defaults", null);

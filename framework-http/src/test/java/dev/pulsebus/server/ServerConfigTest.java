@@ -43,6 +43,9 @@ class ServerConfigTest {
         assertThat(secrets.token()).isEqualTo("0123");
         assertThat(secrets.password()).isEqualTo("007");
         assertThat(secrets.username()).isEqualTo("1.50");
+        assertThat(ServerConfig.load(f, false, Map.of("PULSEBUS_JAVA_OPTS", "-Xmx512m", "PULSEBUS_AOT", "0",
+                "PULSEBUS_JAVA", "/usr/bin/java", "PULSEBUS_NPM_CACHE", "/tmp/npm")).port())
+                .as("the launcher's and the test tools' variables are not settings").isEqualTo(9000);
         assertThatThrownBy(() -> ServerConfig.load(f, false, Map.of("PULSEBUS_SERVER_PROT", "1")))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("PULSEBUS_SERVER_PROT names no setting");
     }
