@@ -86,6 +86,16 @@ final class OwnedKv implements Kv {
     }
 
     @Override
+    public void set(String key, String value) {
+        kv().set(key, value);
+    }
+
+    @Override
+    public void set(String key, String value, @Nullable Duration ttl) {
+        kv().set(key, value, ttl);
+    }
+
+    @Override
     public CompletionStage<Void> setBytesAsync(String key, byte[] value, @Nullable Duration ttl) {
         return kv().setBytesAsync(key, value, ttl);
     }

@@ -21,14 +21,20 @@ sealed interface KvWrite {
     void committed();
 
     /**
-     * Runs what waits on a future off the writer thread when something is attached to it (a callback, a
-     * joined thread): the writer goes on committing, and a callback that makes a sync KV call cannot wait
-     * for the writer it runs on. A caller spinning on {@code isDone} sees the result at once.
+     * Completes the futures handed to callers off the writer thread: the writer goes on committing, and a
+     * callback that makes a sync KV call cannot wait for the writer it runs on. A future of a sync call
+     * ({@link Sync}: its caller only waits, attaching nothing) completes on the writer at once. (Completing
+     * any other future inline when it had no dependents yet raced with a callback attached in between,
+     * which then ran on the writer.)
      */
     Executor CALLBACKS = Executors.newVirtualThreadPerTaskExecutor();
 
+    /** The future of a sync call: its caller waits for it, and nothing else can attach to it. */
+    final class Sync<T> extends CompletableFuture<T> {
+    }
+
     static <T> void complete(CompletableFuture<T> future, @Nullable T value) {
-        if (future.getNumberOfDependents() == 0) {
+        if (future instanceof Sync) {
             future.complete(value);
         } else {
             CALLBACKS.execute(() -> future.complete(value));
@@ -36,7 +42,7 @@ sealed interface KvWrite {
     }
 
     static void fail(CompletableFuture<?> future, Throwable error) {
-        if (future.getNumberOfDependents() == 0) {
+        if (future instanceof Sync) {
             future.completeExceptionally(error);
         } else {
             CALLBACKS.execute(() -> future.completeExceptionally(error));

@@ -91,11 +91,24 @@ final class NamespaceKv implements Kv {
 
     @Override
     public CompletionStage<Void> setAsync(String key, String value, @Nullable Duration ttl) {
+        return put(key, value, ttl, new CompletableFuture<>());
+    }
+
+    @Override
+    public void set(String key, String value) {
+        set(key, value, null);
+    }
+
+    @Override
+    public void set(String key, String value, @Nullable Duration ttl) {
+        Kv.await(put(key, value, ttl, new KvWrite.Sync<>())); // only waited for: completed on the writer
+    }
+
+    private CompletionStage<Void> put(String key, String value, @Nullable Duration ttl, CompletableFuture<Void> done) {
         try {
             KvCodec.checkKey(key);
             byte[] bytes = KvCodec.encode(key, value, store.maxValueBytes);
-            return store.writer.submit(new KvWrite.Put(this, key, bytes, value, store.expiresAt(ttl),
-                    new CompletableFuture<>())).future();
+            return store.writer.submit(new KvWrite.Put(this, key, bytes, value, store.expiresAt(ttl), done)).future();
         } catch (KvException e) {
             return CompletableFuture.failedFuture(e);
         }

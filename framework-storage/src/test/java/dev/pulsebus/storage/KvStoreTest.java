@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -288,6 +289,20 @@ class KvStoreTest {
             a.set("k", "3");
             assertThat(b.get("k")).isEqualTo("3");
         }
+    }
+
+    @Test
+    void aCallbackAttachedAfterTheWriteIsQueuedNeverRunsOnTheWriterThread() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger onWriter = new java.util.concurrent.atomic.AtomicInteger();
+        for (int i = 0; i < 500; i++) {
+            CompletionStage<Void> write = kv.setAsync("late" + i, "1"); // the writer may complete it at any moment
+            write.thenRun(() -> {
+                if (dev.pulsebus.internal.WriterThread.isCurrent()) {
+                    onWriter.incrementAndGet();
+                }
+            }).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
+        assertThat(onWriter).as("callbacks run on the writer thread").hasValue(0);
     }
 
     @Test
