@@ -67,9 +67,7 @@ public final class ServerFixture {
         }
         List<Double> p50s = rounds.stream().map(r -> r.getValueAtPercentile(50) / 1e3).toList();
         Row med = new Row(row.suite(), row.name(), row.unit(), row.opsPerSec(), median(p50s),
-                median(rounds.stream().map(r -> r.getValueAtPercentile(90) / 1e3).toList()),
-                median(rounds.stream().map(r -> r.getValueAtPercentile(99) / 1e3).toList()),
-                median(rounds.stream().map(r -> r.getValueAtPercentile(99.9) / 1e3).toList()),
+                medianUs(rounds, 90), medianUs(rounds, 99), medianUs(rounds, 99.9),
                 rounds.stream().mapToLong(Histogram::getMaxValue).max().orElse(0) / 1e3,
                 row.allocBytesPerOp(), row.samples(), row.peers(), row.note());
         return med.opsPerSec() == null ? med.withRounds(p50s) : med;
@@ -77,9 +75,7 @@ public final class ServerFixture {
 
     /** The median of {@code values} (the mean of the middle two for an even count). */
     public static double median(List<Double> values) {
-        List<Double> sorted = values.stream().sorted().toList();
-        int n = sorted.size();
-        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+        return Spread.median(values.stream().sorted().toList());
     }
 
     /** The median over {@code rounds} (in ns) of one percentile, in microseconds. */

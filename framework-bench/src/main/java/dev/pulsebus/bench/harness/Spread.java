@@ -23,7 +23,7 @@ record Spread(double min, double median, double max, Double ciLow, Double ciHigh
         List<Double> sorted = new ArrayList<>(rounds);
         Collections.sort(sorted);
         int n = sorted.size();
-        double median = n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+        double median = median(sorted);
         Double low = null;
         Double high = null;
         int j = (int) Math.floor(n / 2.0 - 0.98 * Math.sqrt(n)); // 1-based ranks
@@ -33,6 +33,12 @@ record Spread(double min, double median, double max, Double ciLow, Double ciHigh
             high = sorted.get(k - 1);
         }
         return new Spread(sorted.get(0), median, sorted.get(n - 1), low, high);
+    }
+
+    /** The median of {@code sorted} (ascending): the middle value, or the mean of the middle two. */
+    static double median(List<Double> sorted) {
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 
     /** {@code (max - min) / median}: the width of the rounds relative to their middle. */

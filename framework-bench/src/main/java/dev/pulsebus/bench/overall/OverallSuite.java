@@ -110,7 +110,7 @@ public final class OverallSuite implements Suite {
         } finally {
             server.close();
         }
-        double p99 = median(rounds, 99) / 1e3;
+        double p99 = ServerFixture.medianUs(rounds, 99);
         String warmUp = watchJit
                 ? String.format("%d of warm-up (%s: the JIT compiled for < %d ms in the last %d s, at most %d); the"
                         + " JIT compiled for %d ms while measuring", warm, settled ? "settled" : "NOT settled",
@@ -124,9 +124,6 @@ public final class OverallSuite implements Suite {
         return ServerFixture.medianOfRounds(row, rounds);
     }
 
-    private static double median(List<Histogram> rounds, double percentile) {
-        return ServerFixture.median(rounds.stream().map(r -> (double) r.getValueAtPercentile(percentile)).toList());
-    }
 
     /** One round trip, started at {@code intended} (ns), recorded into {@code h} from then. */
     private static void trip(RawHttp sayer, RawHttp poller, int i, long intended, Histogram h) throws IOException {
