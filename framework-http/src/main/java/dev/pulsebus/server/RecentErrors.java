@@ -1,30 +1,27 @@
 package dev.pulsebus.server;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.classic.spi.IThrowableProxy;
-import ch.qos.logback.core.UnsynchronizedAppenderBase;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
 
 /**
  * The console's recent errors: the last {@link #CAPACITY} warnings and errors the server logged (handler
- * and command failures, module load failures, storage trouble), oldest dropped first. A Logback appender
- * on the root logger, so it holds what the log holds: a failure that repeats is logged by
- * {@code FailureLog} once and then a line a minute with its count, and appears here as often. It is also
- * on the {@code dev.pulsebus} logger, so a configuration that keeps PulseBus's lines from the root
- * (additivity off) still fills it; a line that reaches both is kept once. Each entry
- * names the module and the handler when the line does ({@code Handler 'module/name'}, {@code Module x},
- * a module's timer thread). Under another SLF4J binding than Logback the ring stays empty.
+ * and command failures, module load failures, storage trouble), oldest dropped first. Fed by a Logback
+ * appender ({@link LogbackErrorTap}) on the root logger, so it holds what the log holds: a failure that
+ * repeats is logged by {@code FailureLog} once and then a line a minute with its count, and appears here
+ * as often. Each entry names the module and the handler when the line does ({@code Handler 'module/name'},
+ * {@code Module x}, a module's timer thread).
+ *
+ * <p>Logback is optional: the library depends on SLF4J only, and the server jar brings Logback. Under
+ * another SLF4J binding, or none, the ring stays empty and no Logback class is loaded.
  */
-final class RecentErrors extends UnsynchronizedAppenderBase<ILoggingEvent> implements AutoCloseable {
+final class RecentErrors implements AutoCloseable {
 
     static final int CAPACITY = 200;
+    private static final String LOGBACK_CONTEXT = "ch.qos.logback.classic.LoggerContext";
 
     private static final Pattern HANDLER = Pattern.compile("^(?:Handler|Command|Route) '([^']+)'");
     private static final Pattern MODULE = Pattern.compile("[Mm]odule '?([A-Za-z0-9._-]+)'?");
@@ -36,46 +33,18 @@ final class RecentErrors extends UnsynchronizedAppenderBase<ILoggingEvent> imple
 
     private final Entry[] ring = new Entry[CAPACITY];
     private long total; // guarded by ring
-    private final List<Logger> attached = new ArrayList<>();
-    /**
-     * The identity of the last event this thread appended: an event reaches the {@code dev.pulsebus} logger's
-     * appenders and then the root's, on the same thread, one after the other. An identity, not the event,
-     * which could hold a module's objects after it unloaded.
-     */
-    private final ThreadLocal<long[]> lastSeen = ThreadLocal.withInitial(() -> new long[2]);
+    private @Nullable AutoCloseable tap; // a LogbackErrorTap, typed so that this class never loads Logback's
 
     /** Starts keeping the server's warnings and errors (nothing when the logging is not Logback). */
     RecentErrors attach() {
-        if (LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
-            setContext(context);
-            setName("pulsebus-recent-errors");
-            start();
-            for (String name : List.of("dev.pulsebus", org.slf4j.Logger.ROOT_LOGGER_NAME)) {
-                Logger logger = context.getLogger(name);
-                logger.addAppender(this);
-                attached.add(logger);
-            }
+        if (LoggerFactory.getILoggerFactory().getClass().getName().equals(LOGBACK_CONTEXT)) {
+            tap = LogbackErrorTap.attach(this);
         }
         return this;
     }
 
-    @Override
-    protected void append(ILoggingEvent e) {
-        if (!e.getLevel().isGreaterOrEqual(Level.WARN)) {
-            return;
-        }
-        long[] last = lastSeen.get();
-        long id = System.identityHashCode(e);
-        if (last[0] == id && last[1] == e.getTimeStamp()) {
-            return; // the same event, at its second logger
-        }
-        last[0] = id;
-        last[1] = e.getTimeStamp();
-        String message = e.getFormattedMessage();
-        IThrowableProxy thrown = e.getThrowableProxy();
-        if (thrown != null) {
-            message = message + ": " + thrown.getClassName() + ": " + thrown.getMessage();
-        }
+    /** Keeps one warning or error line; the module and handler are read from the line or its thread. */
+    void record(long timeMs, String level, String logger, @Nullable String thread, String message) {
         String handler = "";
         String module = "";
         Matcher h = HANDLER.matcher(message);
@@ -85,7 +54,6 @@ final class RecentErrors extends UnsynchronizedAppenderBase<ILoggingEvent> imple
             module = slash > 0 ? handler.substring(0, slash) : "";
         }
         if (module.isEmpty()) {
-            String thread = e.getThreadName();
             if (thread != null && thread.startsWith(MODULE_THREAD)) {
                 module = thread.substring(MODULE_THREAD.length());
             } else {
@@ -93,7 +61,7 @@ final class RecentErrors extends UnsynchronizedAppenderBase<ILoggingEvent> imple
                 module = m.find() ? m.group(1) : "";
             }
         }
-        add(new Entry(e.getTimeStamp(), e.getLevel().toString(), module, handler, e.getLoggerName(), message));
+        add(new Entry(timeMs, level, module, handler, logger, message));
     }
 
     void add(Entry entry) {
@@ -124,11 +92,11 @@ final class RecentErrors extends UnsynchronizedAppenderBase<ILoggingEvent> imple
 
     /** Stops keeping them (the server's shutdown). */
     @Override
-    public void close() {
-        for (Logger logger : attached) {
-            logger.detachAppender(this);
+    public void close() throws Exception {
+        AutoCloseable t = tap;
+        tap = null;
+        if (t != null) {
+            t.close();
         }
-        attached.clear();
-        stop();
     }
 }

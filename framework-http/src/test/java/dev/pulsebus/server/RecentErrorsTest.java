@@ -8,23 +8,24 @@ import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.spi.LoggingEvent;
 import org.junit.jupiter.api.Test;
 
-/** The ring of recent warnings and errors the console shows. */
+/** The ring of recent warnings and errors the console shows, fed by its Logback appender. */
 class RecentErrorsTest {
 
     private final LoggerContext context = new LoggerContext();
     private final RecentErrors errors = new RecentErrors();
+    private final LogbackErrorTap tap = new LogbackErrorTap(errors);
 
     private void log(Level level, String thread, String message) {
         Logger logger = context.getLogger("dev.pulsebus.bus.Subscriber");
         LoggingEvent e = new LoggingEvent(Logger.class.getName(), logger, level, message, null, null);
         e.setThreadName(thread);
-        errors.doAppend(e);
+        tap.doAppend(e);
     }
 
     @Test
     void keepsTheLast200WarningsAndErrorsOldestFirstAndSkipsInfo() {
-        errors.setContext(context);
-        errors.start();
+        tap.setContext(context);
+        tap.start();
         for (int i = 0; i < 250; i++) {
             log(i % 2 == 0 ? Level.WARN : Level.ERROR, "main", "line " + i);
         }
@@ -37,8 +38,8 @@ class RecentErrorsTest {
 
     @Test
     void namesTheModuleAndHandlerTheLineNames() {
-        errors.setContext(context);
-        errors.start();
+        tap.setContext(context);
+        tap.start();
         log(Level.ERROR, "main", "Handler 'weather/onMessage' failed on GroupMessage");
         log(Level.WARN, "pulsebus-module-clock", "A scheduled task failed");
         log(Level.WARN, "main", "Module hot: the new version from hot-v2.jar failed to load");

@@ -1,0 +1,8 @@
+// What the README says the example prints, and the server answering as a library without Logback.
+def log = new File(basedir, 'build.log').getText('UTF-8')
+['ann says hello', 'nobody handled: a string no one subscribed to', 'stored: hello',
+ 'no Logback on the class path', 'health 200'].each {
+    assert log.contains(it) : "the outside project's output lacks: " + it
+}
+assert !log.contains('spam now') : 'the interceptor did not stop the spam message'
+return true
