@@ -58,8 +58,10 @@ public final class FieldMap extends AbstractMap<String, Object> {
         for (int i = from; i < to; i += 2) {
             String key = (String) Objects.requireNonNull(entries[i], "key");
             Object value = Objects.requireNonNull(entries[i + 1], "value");
+            int hash = key.hashCode(); // cached in the string: a cheap first test for each key before it
             for (int k = 0; k < n * 2; k += 2) {
-                if (out[k].equals(key)) {
+                Object seen = out[k];
+                if (seen == key || (seen.hashCode() == hash && seen.equals(key))) {
                     out[k + 1] = value;
                     continue next;
                 }

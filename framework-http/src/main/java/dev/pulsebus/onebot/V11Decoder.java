@@ -78,17 +78,16 @@ final class V11Decoder {
     private @Nullable Self lastSelf;
 
     /** Values the spec gives these fields, returned as these constants instead of made again per frame. */
-    private static final String[] POST_TYPES = {"message", "notice", "request", "meta_event"};
-    private static final String[] MESSAGE_TYPES = {"group", "private"};
-    private static final String[] SUB_TYPES = {"normal", "friend", "group", "anonymous", "notice", "other", "",
-        "connect", "enable", "disable", "set", "unset", "approve", "invite", "kick", "kick_me", "leave", "ban",
-        "lift_ban", "poke", "lucky_king", "honor", "add"};
-    /** The values of v11's enumerated object fields: {@code sender.sex}, {@code sender.role}, {@code message_format}. */
-    private static final String[] ENUMERATED = {"male", "female", "unknown", "member", "admin", "owner", "array",
-        "string"};
-    private static final int ENUMERATED_MAX = 7;
-    private static final String[] SEGMENT_TYPES = {"text", "at", "reply", "image", "face", "record", "video",
-        "forward", "json", "xml"};
+    private static final String[][] POST_TYPES = byLength("message", "notice", "request", "meta_event");
+    private static final String[][] MESSAGE_TYPES = byLength("group", "private");
+    private static final String[][] SUB_TYPES = byLength("normal", "friend", "group", "anonymous", "notice", "other",
+        "", "connect", "enable", "disable", "set", "unset", "approve", "invite", "kick", "kick_me", "leave", "ban",
+        "lift_ban", "poke", "lucky_king", "honor", "add");
+    /** The values of v11's enumerated object fields ({@code sender.sex}, {@code sender.role}, {@code message_format}) and "". */
+    private static final String[][] ENUMERATED = byLength("", "male", "female", "unknown", "member", "admin", "owner",
+        "array", "string");
+    private static final String[][] SEGMENT_TYPES = byLength("text", "at", "reply", "image", "face", "record",
+        "video", "forward", "json", "xml");
 
     /** One per thread, reused frame after frame: what it holds between frames is cleared first. */
     private static final ThreadLocal<V11Decoder> DECODERS = ThreadLocal.withInitial(V11Decoder::new);
@@ -229,8 +228,10 @@ final class V11Decoder {
      * past {@link FieldMap#MAX_SCANNED} keys, the map moved into the LinkedHashMap returned (else null).
      */
     private @Nullable Map<String, Object> put(int base, String key, Object value) {
+        int hash = key.hashCode(); // cached in the (interned) name: most keys differ by it alone
         for (int i = base; i < top; i += 2) {
-            if (stack[i].equals(key)) {
+            Object seen = stack[i];
+            if (seen == key || (seen.hashCode() == hash && seen.equals(key))) {
                 stack[i + 1] = value;
                 return null;
             }
@@ -301,19 +302,35 @@ final class V11Decoder {
      * A string value that is one of {@code known} as that constant, without making it again; any other
      * value as its text ({@code ""} for a container).
      */
-    private static String constant(JsonParser p, String[] known) throws IOException {
+    private static String constant(JsonParser p, String[][] known) throws IOException {
         if (p.currentToken() != JsonToken.VALUE_STRING) {
             return p.getValueAsString("");
         }
         char[] chars = p.getTextCharacters();
         int offset = p.getTextOffset();
         int length = p.getTextLength();
-        for (String k : known) {
-            if (k.length() == length && same(k, chars, offset)) {
-                return k;
+        if (length < known.length) {
+            for (String k : known[length]) {
+                if (same(k, chars, offset)) {
+                    return k;
+                }
             }
         }
         return new String(chars, offset, length);
+    }
+
+    /** {@code values} by their length: {@link #constant} compares a text with those of its length only. */
+    private static String[][] byLength(String... values) {
+        int longest = 0;
+        for (String v : values) {
+            longest = Math.max(longest, v.length());
+        }
+        String[][] table = new String[longest + 1][];
+        for (int length = 0; length <= longest; length++) {
+            int len = length;
+            table[length] = Arrays.stream(values).filter(v -> v.length() == len).toArray(String[]::new);
+        }
+        return table;
     }
 
     private static boolean same(String k, char[] chars, int offset) {
@@ -340,7 +357,7 @@ final class V11Decoder {
      */
     private Object value(JsonParser p, JsonToken t, String path) throws IOException {
         return switch (t) {
-            case VALUE_STRING -> p.getTextLength() <= ENUMERATED_MAX ? constant(p, ENUMERATED) : p.getText();
+            case VALUE_STRING -> p.getTextLength() < ENUMERATED.length ? constant(p, ENUMERATED) : p.getText();
             case VALUE_NUMBER_INT -> p.getNumberType() == JsonParser.NumberType.BIG_INTEGER
                     ? p.getBigIntegerValue() : (Object) p.getLongValue();
             case VALUE_NUMBER_FLOAT -> p.getDoubleValue();
