@@ -188,7 +188,7 @@ public final class PulseBusServer implements AutoCloseable {
             HttpHandler handler = new HttpHandler(config, new ChatApi(config, chat, rooms, polls, work, out), out, work,
                     config.metricsEnabled() ? registry : null, jvmMeters::await, new Probes(new LoopWatch(workers)), routes,
                     onebot, telegram, admin);
-            this.initializer = new ServerInitializer(config, handler);
+            this.initializer = new ServerInitializer(config, handler, out.timers);
             bindMeters();
             Class<? extends ServerChannel> channel = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
             try {

@@ -92,6 +92,10 @@ class ReverseWebSocketV11Test {
                 .satisfies(e -> assertThat(rootHandshake(e).getResponse().statusCode()).isEqualTo(401));
         FakeOneBot.Client byQuery = fake.connect(server.ws("/onebot/v11/ws?access_token=0123"), "X-Self-ID", "1");
         assertThat(byQuery.open()).isTrue();
+        byQuery.send(Fixtures.v11Group(10001000, 6, 123456, "frames are not requests"));
+        assertThat(server.get("/metrics")).as("the upgrade timed by its path; its frames not at all")
+                .contains("http_server_requests_seconds_count{method=\"GET\",route=\"/onebot/v11/ws\",status=\"401\"} 2")
+                .contains("http_server_requests_seconds_count{method=\"GET\",route=\"/onebot/v11/ws\",status=\"101\"} 1");
     }
 
     private static WebSocketHandshakeException rootHandshake(Throwable e) {

@@ -60,6 +60,29 @@ class MetricsTest {
     }
 
     @Test
+    void httpRequestsAreTimedByRouteTemplateNeverByRawPath() throws Exception {
+        try (TestServer t = new TestServer(dir, "")) {
+            assertThat(t.say("room-x7", "ann", "hello").statusCode()).isEqualTo(201);
+            assertThat(t.get("/api/rooms/room-x7/messages").statusCode()).isEqualTo(200);
+            assertThat(t.get("/api/rooms/room-x7/messages?limit=0").statusCode()).isEqualTo(400);
+            assertThat(t.get("/health/ready").statusCode()).isEqualTo(200);
+            assertThat(t.get("/secret-path-42").statusCode()).isEqualTo(404);
+            assertThat(t.get("/api/rooms/room-x7/nothing-here").statusCode()).isEqualTo(404);
+            t.get("/metrics");
+            String body = t.get("/metrics").body();
+            String messages = "route=\"/api/rooms/{room}/messages\"";
+            assertThat(body).contains("http_server_requests_seconds_count{method=\"POST\"," + messages + ",status=\"201\"} 1")
+                    .contains("http_server_requests_seconds_count{method=\"GET\"," + messages + ",status=\"200\"} 1")
+                    .contains("http_server_requests_seconds_count{method=\"GET\"," + messages + ",status=\"400\"} 1")
+                    .contains("http_server_requests_seconds_count{method=\"GET\",route=\"/health/ready\",status=\"200\"} 1")
+                    .contains("http_server_requests_seconds_count{method=\"GET\",route=\"UNKNOWN\",status=\"404\"} 2")
+                    .contains("http_server_requests_seconds_count{method=\"GET\",route=\"/metrics\",status=\"200\"} 1")
+                    .containsPattern("http_server_requests_seconds_bucket\\{[^}]*le=\"5\\.0E-5\"")
+                    .doesNotContain("room-x7").doesNotContain("secret-path-42").doesNotContain("nothing-here");
+        }
+    }
+
+    @Test
     void metricsTurnedOffAnswer404() throws Exception {
         try (TestServer t = new TestServer(dir, "\n[metrics]\nenabled = false\n")) {
             assertThat(t.get("/metrics").statusCode()).isEqualTo(404);
