@@ -134,9 +134,10 @@ public final class PulseBusServer implements AutoCloseable {
             }
             this.storage = sb.open();
             opened.add("storage", left -> storage.close(Duration.ofNanos(left - reserve(left))));
-            this.bus = EventBus.builder().meterRegistry(registry).build();
+            Duration slow = Duration.ofMillis(config.slowHandlerMs());
+            this.bus = EventBus.builder().meterRegistry(registry).slowHandler(slow).build();
             opened.add("bus", bus);
-            this.commands = CommandRouter.builder().meterRegistry(registry).quotaStore(storage.quotas())
+            this.commands = CommandRouter.builder().meterRegistry(registry).slowCommand(slow).quotaStore(storage.quotas())
                     .replyToUnknown(true).build();
             this.liveConfig = Config.builder(config.file()).optional(true).onChange(bus::publish).build();
             opened.add("configuration", liveConfig); // writes pending runtime values

@@ -41,12 +41,15 @@ class MetricsTest {
                     "jvm_memory_used_bytes", "process_uptime_seconds", "hikaricp_connections_active");
             assertThat(r.body()).contains("pulsebus_http_requests_total{route=\"unknown\",status=\"404\"} 1.0");
             for (String timer : List.of("pulsebus_handler_duration_seconds", "pulsebus_kv_commit_seconds",
-                    "pulsebus_transcripts_batch_seconds", "pulsebus_longpoll_delivery_seconds")) {
+                    "pulsebus_transcripts_batch_seconds", "pulsebus_longpoll_delivery_seconds",
+                    "pulsebus_command_duration_seconds", "http_server_requests_seconds")) {
                 assertThat(r.body()).as(timer + " has the fixed buckets").contains(timer + "_bucket{")
                         .containsPattern(timer + "_bucket\\{[^}]*le=\"5\\.0E-5\"")
                         .containsPattern(timer + "_bucket\\{[^}]*le=\"10\\.0\"");
             }
             assertThat(r.body()).contains("so _count counts timed runs, not events");
+            assertThat(r.body()).contains("pulsebus_command_duration_seconds_count{outcome=\"ok\"} 1")
+                    .contains("pulsebus_handler_slow_total{module=\"example\"} 0");
             assertThat(r.body()).contains("pulsebus_build_info{commit=\"" + BuildInfo.CURRENT.commit() + "\",jdk=\""
                     + Runtime.version() + "\",version=\"" + PulseBusServer.VERSION + "\"} 1");
 
