@@ -258,15 +258,16 @@ class ReverseWebSocketV11Test {
     @Test
     void heartbeatsThatStopCloseTheConnectionAndHealthShowsTheBotDown() throws Exception {
         start("");
-        assertThat(server.get("/health")).contains("\"onebot11\":\"DOWN\"").contains("\"DEGRADED\"");
+        assertThat(server.get("/health")).contains("\"onebot11\":{\"status\":\"DOWN\"").contains("\"DEGRADED\"");
         FakeOneBot.Client c = bot(10001000, "Universal", "/onebot/v11/ws");
         c.send(Fixtures.V11_LIFECYCLE);
         c.send(Fixtures.v11Heartbeat(10001000, 1, 1000)); // closed 2 s after: time to see it UP first
-        assertThat(Await.until(WAIT, () -> server.get("/health").contains("\"onebot11:10001000\":\"UP\""))).isTrue();
-        assertThat(server.get("/health")).contains("\"status\":\"UP\"");
+        assertThat(Await.until(WAIT, () -> server.get("/health").contains("\"onebot11:10001000\":{\"status\":\"UP\""))).isTrue();
+        assertThat(server.get("/health")).startsWith("{\"status\":\"UP\"");
+        assertThat(server.get("/metrics")).contains("pulsebus_component_up{component=\"onebot11:10001000\"} 1.0");
         assertThat(c.closed.get(10, TimeUnit.SECONDS)).as("closed after twice the interval without a heartbeat")
                 .isNotNull();
-        assertThat(Await.until(WAIT, () -> server.get("/health").contains("\"onebot11:10001000\":\"DOWN\""))).isTrue();
+        assertThat(Await.until(WAIT, () -> server.get("/health").contains("\"onebot11:10001000\":{\"status\":\"DOWN\""))).isTrue();
         assertThat(server.get("/health")).contains("\"status\":\"DEGRADED\"");
     }
 

@@ -49,7 +49,10 @@ class MetricsTest {
             }
             assertThat(r.body()).contains("so _count counts timed runs, not events");
             assertThat(r.body()).contains("pulsebus_command_duration_seconds_count{outcome=\"ok\"} 1")
-                    .contains("pulsebus_handler_slow_total{module=\"example\"} 0");
+                    .contains("pulsebus_handler_slow_total{module=\"example\"} 0")
+                    .contains("pulsebus_component_up{component=\"storage\"} 1.0")
+                    .contains("pulsebus_component_up{component=\"transcripts\"} 1.0")
+                    .contains("pulsebus_component_up{component=\"http\"} 1.0");
             assertThat(r.body()).contains("pulsebus_build_info{commit=\"" + BuildInfo.CURRENT.commit() + "\",jdk=\""
                     + Runtime.version() + "\",version=\"" + PulseBusServer.VERSION + "\"} 1");
 
