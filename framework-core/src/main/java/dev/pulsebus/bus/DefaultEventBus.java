@@ -1,5 +1,6 @@
 package dev.pulsebus.bus;
 
+import dev.pulsebus.internal.SlowCalls;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -25,6 +26,7 @@ final class DefaultEventBus implements EventBus {
     private final Consumer<Object> deadEvents;
     private final int sampleMask;
     private final long closeTimeoutNanos;
+    final SlowCalls slowCalls;
     private volatile Registry registry;
     private volatile boolean closed;
 
@@ -34,6 +36,7 @@ final class DefaultEventBus implements EventBus {
         this.deadEvents = b.deadEvents;
         this.sampleMask = b.latencySampling - 1;
         this.closeTimeoutNanos = b.closeTimeout.toNanos();
+        this.slowCalls = new SlowCalls(b.meterRegistry, b.slowHandler);
         this.registry = new Registry(new Subscriber[0], metrics);
         metrics.bindBus(lanes, this);
     }
@@ -87,7 +90,7 @@ final class DefaultEventBus implements EventBus {
                 if (s.invoke(event, meters, timed) == Propagation.STOP) {
                     break;
                 }
-            } else if (lanes.submit(s.orderingKey(event), () -> s.invoke(event, meters, metrics.timed()))) {
+            } else if (lanes.submit(s.orderingKey(event), () -> s.invoke(event, meters, true))) { // a lane's clock is cheap
                 delivered++;
             }
         }
@@ -244,8 +247,14 @@ final class DefaultEventBus implements EventBus {
         private Subscription make(EventHandler<Object> h, Interceptor<Object> i, Object original) {
             String n = name != null ? name : type.getSimpleName() + " -> " + handlerName(original);
             return add(new Subscriber(DefaultEventBus.this, type, priority, sequence.incrementAndGet(), blocking,
-                    h, i, filter, orderingKey, once, n));
+                    h, i, filter, orderingKey, once, n, name == null ? SlowCalls.NO_MODULE : moduleOf(name)));
         }
+    }
+
+    /** The module of a subscription named {@code name}: a module's are named {@code <module>} or {@code <module>/<name>}. */
+    static String moduleOf(String name) {
+        int slash = name.indexOf('/');
+        return slash < 0 ? name : name.substring(0, slash);
     }
 
     /** A lambda's class reads {@code Owner$$Lambda/0x...}: keep the owner, which is what a reader wants. */

@@ -1,6 +1,7 @@
 package dev.pulsebus.bus;
 
 import dev.pulsebus.internal.Require;
+import dev.pulsebus.internal.SlowCalls;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.Objects;
@@ -31,7 +32,8 @@ import java.util.function.Consumer;
  * Publishing to a type seen before takes no lock and allocates nothing when only inline handlers are
  * involved: the handler array of each event class is resolved once and cached until the next
  * subscribe or cancel. Counting is striped ({@link java.util.concurrent.atomic.LongAdder}); handler
- * latency is sampled on one event in {@link Builder#latencySampling(int)}.
+ * latency is sampled on one event in {@link Builder#latencySampling(int)}, and so is the slow-handler
+ * warning ({@link Builder#slowHandler(Duration)}) of inline handlers.
  *
  * <p>All methods are thread-safe.
  */
@@ -78,6 +80,7 @@ public interface EventBus extends AutoCloseable {
         Duration blockingOverflowWait = Duration.ZERO;
         Duration closeTimeout = Duration.ofSeconds(10);
         int latencySampling = 1024;
+        Duration slowHandler = SlowCalls.DEFAULT_THRESHOLD;
 
         Builder() {
         }
@@ -127,6 +130,18 @@ public interface EventBus extends AutoCloseable {
                 throw new IllegalArgumentException("latencySampling must be a power of two, was " + n);
             }
             this.latencySampling = n;
+            return this;
+        }
+
+        /**
+         * A handler run this long or longer is slow: logged at WARN with its module, name and event type (the
+         * first time, then at most once a minute per handler) and counted in
+         * {@code pulsebus_handler_slow_total{module}}. Inline handlers are judged on the sampled runs
+         * ({@link #latencySampling}), so the check costs the unsampled ones nothing; blocking handlers on
+         * every run. Default 1 s; zero turns it off.
+         */
+        public Builder slowHandler(Duration threshold) {
+            this.slowHandler = Require.notNegative(threshold, "slowHandler");
             return this;
         }
 

@@ -1,6 +1,8 @@
 package dev.pulsebus.bus;
 
 import dev.pulsebus.internal.FailureLog;
+import dev.pulsebus.internal.SlowCalls;
+import io.micrometer.core.instrument.Timer;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
@@ -46,10 +48,11 @@ final class Subscriber implements Subscription {
     @SuppressWarnings("unused") // through FIRED
     private volatile boolean fired;
     private final FailureLog failures;
+    private final SlowCalls.Site slow;
 
     Subscriber(DefaultEventBus bus, Class<?> type, int priority, long sequence, boolean blocking,
                EventHandler<Object> handler, Interceptor<Object> interceptor, Predicate<Object> filter,
-               Function<Object, Object> orderingKey, boolean once, String name) {
+               Function<Object, Object> orderingKey, boolean once, String name, String module) {
         this.bus = bus;
         this.type = type;
         this.priority = priority;
@@ -63,6 +66,7 @@ final class Subscriber implements Subscription {
         this.name = name;
         this.plain = !blocking && filter == null && !once;
         this.failures = new FailureLog(LOG, "Handler '" + name + "'");
+        this.slow = bus.slowCalls.site(module, blocking ? "blocking handler" : "handler", name);
     }
 
     /**
@@ -92,7 +96,11 @@ final class Subscriber implements Subscription {
         return true;
     }
 
-    /** Runs the handler on this thread; a failure is recorded and reads as {@link Propagation#CONTINUE}. */
+    /**
+     * Runs the handler on this thread; a failure is recorded and reads as {@link Propagation#CONTINUE}. A
+     * {@code timed} run (a sampled inline one, every blocking one) is recorded in the latency timer, when there
+     * is one, and judged slow or not; an untimed one reads no clock.
+     */
     Propagation invoke(Object event, BusMetrics.TypeMeters meters, boolean timed) {
         try {
             if (!timed) {
@@ -100,8 +108,12 @@ final class Subscriber implements Subscription {
             }
             long start = System.nanoTime();
             Propagation p = call(event);
-            (blocking ? meters.blockingLatency : meters.inlineLatency).record(System.nanoTime() - start,
-                    TimeUnit.NANOSECONDS);
+            long took = System.nanoTime() - start;
+            Timer timer = blocking ? meters.blockingLatency : meters.inlineLatency;
+            if (timer != null) {
+                timer.record(took, TimeUnit.NANOSECONDS);
+            }
+            slow.took(took, event.getClass().getName());
             return p;
         } catch (Throwable t) {
             failed(t, event, meters);

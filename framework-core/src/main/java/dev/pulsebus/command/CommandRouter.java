@@ -1,8 +1,10 @@
 package dev.pulsebus.command;
 
 import dev.pulsebus.internal.Require;
+import dev.pulsebus.internal.SlowCalls;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -50,6 +52,14 @@ public interface CommandRouter {
      */
     Registration register(Command command);
 
+    /**
+     * Adds a command as {@link #register(Command)} does, owned by {@code module}: the module named in its
+     * slow-call warning and counted in {@code pulsebus_handler_slow_total{module}}.
+     */
+    default Registration register(String module, Command command) {
+        return register(command);
+    }
+
     /** Routes one message: runs the command it names, or says why not. Answers go through the source. */
     Outcome route(CommandSource source);
 
@@ -85,6 +95,7 @@ public interface CommandRouter {
         final Map<String, Map<String, String>> messages = new HashMap<>();
         boolean helpCommand = true;
         boolean replyToUnknown;
+        Duration slowCommand = SlowCalls.DEFAULT_THRESHOLD;
 
         Builder() {
         }
@@ -128,6 +139,16 @@ public interface CommandRouter {
         /** Where {@code pulsebus.commands.*} meters go. */
         public Builder meterRegistry(MeterRegistry registry) {
             this.meterRegistry = Objects.requireNonNull(registry, "registry");
+            return this;
+        }
+
+        /**
+         * A command run (controls and handler) this long or longer is slow: logged at WARN with its module and
+         * name (the first time, then at most once a minute per command) and counted in
+         * {@code pulsebus_handler_slow_total{module}}. Default 1 s; zero turns it off.
+         */
+        public Builder slowCommand(Duration threshold) {
+            this.slowCommand = Require.notNegative(threshold, "slowCommand");
             return this;
         }
 

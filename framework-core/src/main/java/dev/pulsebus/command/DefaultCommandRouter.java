@@ -1,17 +1,21 @@
 package dev.pulsebus.command;
 
 import dev.pulsebus.internal.LruTable;
+import dev.pulsebus.internal.SlowCalls;
+import org.jspecify.annotations.Nullable;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Matcher;
 import org.slf4j.Logger;
@@ -37,6 +41,12 @@ final class DefaultCommandRouter implements CommandRouter {
     private final MeterRegistry registry;
     private final MessageCatalog catalog;
     private final LongAdder unknown = new LongAdder();
+    private final SlowCalls slowCalls;
+    /**
+     * {@code pulsebus_command_duration_seconds{outcome}}, indexed by {@link Outcome#ordinal()}, for the
+     * outcomes of a matched command; null without a registry.
+     */
+    private final Timer @Nullable [] durations;
 
     private final Object lock = new Object();
     /** Top-level commands in registration order. Guarded by {@link #lock}. */
@@ -62,6 +72,8 @@ final class DefaultCommandRouter implements CommandRouter {
         this.registry = b.meterRegistry;
         this.catalog = new MessageCatalog(b.messages);
         this.snapshot = new Snapshot(new NameTable<>(Map.of(), fold), new Entry[0], List.of());
+        this.slowCalls = new SlowCalls(registry, b.slowCommand);
+        this.durations = registry == null ? null : durations(registry);
         if (registry != null) {
             FunctionCounter.builder("pulsebus.commands.misses", unknown, LongAdder::sum)
                     .description("Messages with a command prefix but no such command").register(registry);
@@ -152,7 +164,35 @@ final class DefaultCommandRouter implements CommandRouter {
         return otherwise;
     }
 
+    @SuppressWarnings("EnumOrdinal") // timers indexed by outcome: no map lookup per call
+    private static Timer[] durations(MeterRegistry registry) {
+        Timer[] timers = new Timer[Outcome.values().length];
+        for (Outcome o : Outcome.values()) {
+            if (o.matched()) {
+                timers[o.ordinal()] = Timer.builder("pulsebus.command.duration")
+                        .description("Command runs by outcome, from the match to the handler's return (controls,"
+                                + " permission and handler; a refusal's answer included)")
+                        .tag("outcome", o.label()).register(registry);
+            }
+        }
+        return timers;
+    }
+
+    /** Runs a matched command: timed by outcome, and judged slow or not. */
+    @SuppressWarnings("EnumOrdinal") // timers indexed by outcome
     private Outcome run(Entry e, Call call) {
+        long start = System.nanoTime();
+        Outcome o = runUntimed(e, call);
+        long took = System.nanoTime() - start;
+        Timer[] timers = durations;
+        if (timers != null) {
+            timers[o.ordinal()].record(took, TimeUnit.NANOSECONDS);
+        }
+        e.slow.took(took, "a command call");
+        return o;
+    }
+
+    private Outcome runUntimed(Entry e, Call call) {
         CommandSource source = call.source();
         if (e.handler == null) {
             List<String> subs = e.subcommands.stream().map(x -> x.name).toList();
@@ -225,7 +265,12 @@ final class DefaultCommandRouter implements CommandRouter {
 
     @Override
     public Registration register(Command command) {
-        Entry entry = compile(command, "");
+        return register(SlowCalls.NO_MODULE, command);
+    }
+
+    @Override
+    public Registration register(String module, Command command) {
+        Entry entry = compile(command, "", module);
         synchronized (lock) {
             List<Entry> next = new ArrayList<>(commands);
             next.add(entry);
@@ -288,7 +333,7 @@ final class DefaultCommandRouter implements CommandRouter {
         }
     }
 
-    private Entry compile(Command c, String parentPath) {
+    private Entry compile(Command c, String parentPath, String module) {
         if (c.handler == null && c.subcommands.isEmpty()) {
             throw new IllegalArgumentException("command '" + c.name + "' needs a handler or sub-commands");
         }
@@ -296,7 +341,7 @@ final class DefaultCommandRouter implements CommandRouter {
         List<Entry> subs = new ArrayList<>();
         Map<String, Entry> subNames = new LinkedHashMap<>();
         for (Command sc : c.subcommands) {
-            Entry sub = compile(sc, path);
+            Entry sub = compile(sc, path, module);
             subs.add(sub);
             claim(subNames, sub.name, sub, path + " ");
             for (String alias : sub.aliases) {
@@ -316,7 +361,7 @@ final class DefaultCommandRouter implements CommandRouter {
         String usage = c.usage != null ? c.usage : shownPrefix + path;
         String keyword = c.keyword == null ? null : fold ? NameTable.fold(c.keyword) : c.keyword;
         return new Entry(path, c, usage, controls.toArray(new Control[0]), keyword, subs,
-                subs.isEmpty() ? null : new NameTable<>(subNames, fold));
+                subs.isEmpty() ? null : new NameTable<>(subNames, fold), slowCalls.site(module, "command", path));
     }
 
     /** Registers the meters of {@code e} and its sub-commands; returns them for removal. */

@@ -1,6 +1,7 @@
 package dev.pulsebus.command;
 
 import dev.pulsebus.internal.FailureLog;
+import dev.pulsebus.internal.SlowCalls;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Predicate;
@@ -29,9 +30,11 @@ final class Entry {
     /** Calls by outcome, indexed by {@link Outcome#ordinal()}. */
     final LongAdder[] outcomes;
     final FailureLog failures;
+    /** Where its runs' times go to be judged slow or not. */
+    final SlowCalls.Site slow;
 
     Entry(String path, Command c, String usage, Control[] controls, String keyword, List<Entry> subcommands,
-          NameTable<Entry> subTable) {
+          NameTable<Entry> subTable, SlowCalls.Site slow) {
         this.path = path;
         this.name = c.name;
         this.aliases = List.copyOf(c.aliases);
@@ -50,6 +53,7 @@ final class Entry {
         for (int i = 0; i < outcomes.length; i++) {
             outcomes[i] = new LongAdder();
         }
+        this.slow = slow;
         this.failures = new FailureLog(LoggerFactory.getLogger(CommandRouter.class), "Command '" + path + "'");
     }
 

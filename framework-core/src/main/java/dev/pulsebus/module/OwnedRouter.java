@@ -19,7 +19,7 @@ final class OwnedRouter implements CommandRouter {
     @Override
     public Registration register(Command command) {
         scope.ensureOpen();
-        return scope.own(command.name(), router.register(command));
+        return scope.own(command.name(), router.register(scope.name(), command));
     }
 
     @Override

@@ -60,6 +60,16 @@ final class Endpoint {
         this.secret = s.isEmpty() ? null : new SecretKeySpec(s.getBytes(StandardCharsets.UTF_8), "HmacSHA1");
     }
 
+    /** Every path an adapter of either version may serve. */
+    private static final java.util.Set<String> PATHS = java.util.Set.of("/onebot/v11/ws", "/onebot/v11/ws/api",
+            "/onebot/v11/ws/event", "/onebot/v11/http", "/onebot/v12/ws", "/onebot/v12/http");
+
+    /** {@code path} as one of {@link #PATHS} (a trailing slash dropped, as {@link #route} does), or null. */
+    static @Nullable String template(String path) {
+        String p = path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
+        return PATHS.contains(p) ? p : null;
+    }
+
     boolean route(ChannelHandlerContext ctx, FullHttpRequest req, String path) {
         if (path.endsWith("/") && path.length() > prefix.length()) {
             path = path.substring(0, path.length() - 1);

@@ -135,6 +135,14 @@ public final class OneBotAdapter implements Adapter {
         return endpoint.route(ctx, request, path);
     }
 
+    /**
+     * The route {@code path} is counted under in the server's request metrics: one of the fixed paths an
+     * adapter serves ({@code /onebot/v11/ws}, ...), without a trailing slash; null for any other path.
+     */
+    public static @Nullable String routeTemplate(String path) {
+        return Endpoint.template(path);
+    }
+
     @Override
     public CompletionStage<String> send(OutboundMessage message) {
         Protocol.Action action;

@@ -62,6 +62,7 @@ final class ChatApi {
             out.error(ctx, Route.UNKNOWN, HttpResponseStatus.NOT_FOUND, "no such path: " + path, keepAlive);
             return;
         }
+        RequestTimers.route(ctx, route == Route.POLL ? out.timers.poll : out.timers.messages);
         String bad = Names.problem("room name", room);
         if (bad != null) {
             out.error(ctx, route, HttpResponseStatus.BAD_REQUEST, bad, keepAlive);

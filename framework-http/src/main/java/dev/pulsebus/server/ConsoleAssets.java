@@ -72,6 +72,7 @@ final class ConsoleAssets {
     void answer(ChannelHandlerContext ctx, HttpMethod method, String path, boolean keepAlive) {
         Asset asset = assets().get(path);
         if (asset == null) {
+            RequestTimers.route(ctx, out.timers.unknown);
             out.error(ctx, Route.CONSOLE, HttpResponseStatus.NOT_FOUND, "no such path: " + path, keepAlive);
         } else if (out.allow(ctx, method, "GET", Route.CONSOLE, keepAlive)) {
             out.count(Route.CONSOLE, HttpResponseStatus.OK);

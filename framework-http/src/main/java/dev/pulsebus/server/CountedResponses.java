@@ -10,15 +10,18 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 
 /**
  * Writes an answer ({@link Responses}) and counts it in {@code pulsebus_http_requests_total}, by
- * {@link Route} and status code.
+ * {@link Route} and status code; owns the requests' timers ({@link RequestTimers}) too.
  */
 final class CountedResponses {
 
     private final MeterRegistry registry;
     private final Counter[][] counters = new Counter[Route.values().length][600];
+    /** The requests' durations by route template ({@code http_server_requests_seconds}). */
+    final RequestTimers timers;
 
     CountedResponses(MeterRegistry registry) {
         this.registry = registry;
+        this.timers = new RequestTimers(registry);
     }
 
     void json(ChannelHandlerContext ctx, Route route, HttpResponseStatus status, ByteBuf body, boolean keepAlive) {

@@ -119,7 +119,9 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         QueryStringDecoder uri = new QueryStringDecoder(req.uri());
         String path = uri.path();
         HttpMethod method = req.method();
+        RequestTimers timers = out.timers;
         if (path.equals("/health/live") || path.equals("/health/ready")) {
+            RequestTimers.route(ctx, path.endsWith("live") ? timers.live : timers.ready);
             if (out.allow(ctx, method, "GET", Route.HEALTH, keepAlive)) {
                 Health h = path.endsWith("live") ? health.live() : health.ready(); // field reads only
                 out.json(ctx, Route.HEALTH, h.status(), Unpooled.wrappedBuffer(h.body()), keepAlive);
@@ -127,6 +129,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             return;
         }
         if (path.equals("/health")) {
+            RequestTimers.route(ctx, timers.health);
             if (out.allow(ctx, method, "GET", Route.HEALTH, keepAlive)) {
                 Health h = health.answer(admitted(req)); // field reads only: answered on the I/O thread
                 out.json(ctx, Route.HEALTH, h.status(), Unpooled.wrappedBuffer(h.body()), keepAlive);
@@ -134,6 +137,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             return;
         }
         if (path.equals("/metrics")) {
+            RequestTimers.route(ctx, timers.metrics);
             if (prometheus == null) {
                 out.error(ctx, Route.METRICS, HttpResponseStatus.NOT_FOUND, "metrics are turned off (metrics.enabled)", keepAlive);
             } else if (out.allow(ctx, method, "GET", Route.METRICS, keepAlive)) {
@@ -143,6 +147,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             return;
         }
         if (AdminApi.serves(path)) { // before /api/: its own answers to a missing token (no-store)
+            RequestTimers.route(ctx, timers.admin);
             admin.handle(ctx, req, path, admitted(req), keepAlive);
             return;
         }
@@ -153,14 +158,21 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             return;
         }
         if (path.startsWith("/onebot/")) {
+            String template = OneBotAdapter.routeTemplate(path);
+            if (template != null) {
+                RequestTimers.route(ctx, timers.route(template));
+            }
             for (OneBotAdapter a : onebot) { // its own access token and signature; the upgrade or event answered there
                 if (a.route(ctx, req, path)) {
                     return;
                 }
             }
         }
-        if (path.startsWith("/telegram/") && telegram != null && telegram.route(ctx, req, path)) {
-            return; // its own secret token; the update answered once it has been through the pipeline
+        if (path.startsWith("/telegram/") && telegram != null) {
+            RequestTimers.route(ctx, timers.telegram);
+            if (telegram.route(ctx, req, path)) {
+                return; // its own secret token; the update answered once it has been through the pipeline
+            }
         }
         if (path.startsWith("/modules/")) {
             if (authorized(ctx, req)) {
@@ -169,9 +181,11 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             return;
         }
         if (ConsoleAssets.serves(path)) {
+            RequestTimers.route(ctx, path.equals("/") ? timers.root : timers.console);
             console.answer(ctx, method, path, keepAlive);
             return;
         }
+        RequestTimers.route(ctx, timers.unknown);
         out.error(ctx, Route.UNKNOWN, HttpResponseStatus.NOT_FOUND, "no such path: " + path, keepAlive);
     }
 
@@ -182,6 +196,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         if (route == null) {
             String allowed = routes.allowed(path);
             if (allowed != null) {
+                RequestTimers.route(ctx, out.timers.route(path)); // a registered path: bounded
                 if (out.allow(ctx, req.method(), allowed, Route.MODULE, keepAlive)) { // not among them: 405 with Allow
                     // among them after all: a module (re)loaded this route since the lookup above
                     out.error(ctx, Route.MODULE, HttpResponseStatus.SERVICE_UNAVAILABLE,
@@ -192,6 +207,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             }
             return;
         }
+        RequestTimers.route(ctx, out.timers.route(path)); // a registered path: bounded
         String module = path.substring("/modules/".length());
         String sub = module.indexOf('/') < 0 ? "/" : module.substring(module.indexOf('/'));
         Map<String, String> query = new LinkedHashMap<>();

@@ -15,6 +15,8 @@ import dev.pulsebus.storage.Storage;
 import dev.pulsebus.transcript.TranscriptWriter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
@@ -87,6 +89,11 @@ public final class PulseBusServer implements AutoCloseable {
     private final ServerInitializer initializer;
     private final Channel listener;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private static final String COMPONENT_UP = "pulsebus.component.up";
+    private static final String COMPONENT_UP_HELP = "1 while the /health component is UP, 0 while it is DOWN";
+    /** The bots' components of /health ({@code onebot11:<self_id>}, {@code telegram:<bot id>}), read at each scrape. */
+    @SuppressWarnings("NullAway.Init") // set before the server listens, read only by a scrape
+    private MultiGauge botsUp;
     /** Everything opened, closed newest first at shutdown and on a failed start. */
     private final Opened opened = new Opened();
     private volatile @Nullable LastHealth lastHealth;
@@ -134,9 +141,10 @@ public final class PulseBusServer implements AutoCloseable {
             }
             this.storage = sb.open();
             opened.add("storage", left -> storage.close(Duration.ofNanos(left - reserve(left))));
-            this.bus = EventBus.builder().meterRegistry(registry).build();
+            Duration slow = Duration.ofMillis(config.slowHandlerMs());
+            this.bus = EventBus.builder().meterRegistry(registry).slowHandler(slow).build();
             opened.add("bus", bus);
-            this.commands = CommandRouter.builder().meterRegistry(registry).quotaStore(storage.quotas())
+            this.commands = CommandRouter.builder().meterRegistry(registry).slowCommand(slow).quotaStore(storage.quotas())
                     .replyToUnknown(true).build();
             this.liveConfig = Config.builder(config.file()).optional(true).onChange(bus::publish).build();
             opened.add("configuration", liveConfig); // writes pending runtime values
@@ -186,9 +194,9 @@ public final class PulseBusServer implements AutoCloseable {
             AdminApi admin = new AdminApi(config, out, work, stats, modules, errors,
                     limit -> transcripts.chatIds(HttpChat.PLATFORM, ChatRef.GROUP, limit), AdminApi::benchResults);
             HttpHandler handler = new HttpHandler(config, new ChatApi(config, chat, rooms, polls, work, out), out, work,
-                    config.metricsEnabled() ? registry : null, jvmMeters::await, new Probes(new LoopWatch(workers)), routes,
+                    config.metricsEnabled() ? registry : null, this::beforeScrape, new Probes(new LoopWatch(workers)), routes,
                     onebot, telegram, admin);
-            this.initializer = new ServerInitializer(config, handler);
+            this.initializer = new ServerInitializer(config, handler, out.timers);
             bindMeters();
             Class<? extends ServerChannel> channel = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
             try {
@@ -362,13 +370,7 @@ public final class PulseBusServer implements AutoCloseable {
         if (last != null && last.same(storageUp, transcriptsUp, httpUp, uptime, received, handled, error, platforms)) {
             return withError ? last.explained : last.states;
         }
-        Map<String, Boolean> bots = new java.util.LinkedHashMap<>();
-        for (OneBotAdapter a : onebot) {
-            bots.putAll(a.health());
-        }
-        if (telegram != null) {
-            bots.putAll(telegram.health());
-        }
+        Map<String, Boolean> bots = bots();
         boolean botsUp = !bots.containsValue(false);
         String status = !storageUp ? "DOWN" : !transcriptsUp || !botsUp ? "DEGRADED" : "UP";
         HttpResponseStatus code = storageUp ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE;
@@ -394,7 +396,34 @@ public final class PulseBusServer implements AutoCloseable {
         }
     }
 
+    /** Waits for the JVM meters (bound once the server listens) and reads the bots' states into their gauges. */
+    private void beforeScrape() {
+        jvmMeters.await();
+        List<MultiGauge.Row<?>> rows = new ArrayList<>();
+        bots().forEach((bot, up) -> rows.add(MultiGauge.Row.of(Tags.of("component", bot), up ? 1 : 0)));
+        botsUp.register(rows, true);
+    }
+
+    /** The OneBot and Telegram bots, each up or not. */
+    private Map<String, Boolean> bots() {
+        Map<String, Boolean> bots = new java.util.LinkedHashMap<>();
+        for (OneBotAdapter a : onebot) {
+            bots.putAll(a.health());
+        }
+        if (telegram != null) {
+            bots.putAll(telegram.health());
+        }
+        return bots;
+    }
+
     private void bindMeters() {
+        botsUp = MultiGauge.builder(COMPONENT_UP).description(COMPONENT_UP_HELP).register(registry);
+        Gauge.builder(COMPONENT_UP, storage, s -> s.healthy() ? 1 : 0).tag("component", "storage")
+                .description(COMPONENT_UP_HELP).register(registry);
+        Gauge.builder(COMPONENT_UP, transcripts, t -> t.healthy() ? 1 : 0).tag("component", "transcripts")
+                .description(COMPONENT_UP_HELP).register(registry);
+        Gauge.builder(COMPONENT_UP, closed, c -> c.get() ? 0 : 1).tag("component", "http")
+                .description(COMPONENT_UP_HELP).register(registry);
         Gauge.builder("pulsebus.build.info", () -> 1)
                 .tags("version", BuildInfo.CURRENT.version(), "commit", BuildInfo.CURRENT.commit(),
                         "jdk", Runtime.version().toString())

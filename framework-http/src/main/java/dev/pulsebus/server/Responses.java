@@ -197,7 +197,11 @@ final class Responses {
         return ctx.executor().inEventLoop() ? ctx.alloc().buffer(sizeHint) : ctx.alloc().heapBuffer(sizeHint);
     }
 
-    /** {@code /health}'s body, written without a tree (it is the most asked-for path). */
+    /**
+     * {@code /health}'s body, written without a tree (it is the most asked-for path). Components as Spring Boot
+     * writes them, {@code "storage": {"status": "UP"}}, with {@code "details": {"error": ...}} when {@code error}
+     * is given (for a client the token admits); {@code error} also stays at the top level, where it was first.
+     */
     static byte[] health(String status, String instance, String version, long uptimeSeconds, long received,
                          long handled, boolean storageUp, boolean transcriptsUp, boolean httpUp,
                          java.util.Map<String, Boolean> platforms, @Nullable String error) {
@@ -212,11 +216,11 @@ final class Responses {
             g.writeNumberField("handled", handled);
             g.writeEndObject();
             g.writeObjectFieldStart("components");
-            g.writeStringField("storage", storageUp ? "UP" : "DOWN");
-            g.writeStringField("transcripts", transcriptsUp ? "UP" : "DOWN");
-            g.writeStringField("http", httpUp ? "UP" : "DOWN");
+            component(g, "storage", storageUp, error);
+            component(g, "transcripts", transcriptsUp, null);
+            component(g, "http", httpUp, null);
             for (java.util.Map.Entry<String, Boolean> p : platforms.entrySet()) {
-                g.writeStringField(p.getKey(), p.getValue() ? "UP" : "DOWN");
+                component(g, p.getKey(), p.getValue(), null);
             }
             g.writeEndObject();
             if (error != null) {
@@ -224,6 +228,17 @@ final class Responses {
             }
             g.writeEndObject();
         });
+    }
+
+    private static void component(JsonGenerator g, String name, boolean up, @Nullable String error) throws IOException {
+        g.writeObjectFieldStart(name);
+        g.writeStringField("status", up ? "UP" : "DOWN");
+        if (error != null) {
+            g.writeObjectFieldStart("details");
+            g.writeStringField("error", error);
+            g.writeEndObject();
+        }
+        g.writeEndObject();
     }
 
     /** One message; {@code time} is scratch space for its time's text. */

@@ -23,7 +23,7 @@ public record ServerConfig(
         int requestTimeoutMs, int maxPendingMessages, int maxPollTimeoutMs, int shutdownTimeoutMs,
         String instance, boolean metricsEnabled,
         Path dataDir, String jdbcUrl, String username, String password, String synchronous, long cacheSize,
-        int keepPerChat, int maxAgeDays,
+        int keepPerChat, int maxAgeDays, int slowHandlerMs,
         Path modulesDir, Map<String, Map<String, String>> modules, List<OneBotSettings> onebot,
         @Nullable TelegramSettings telegram, @Nullable Path file) {
 
@@ -31,7 +31,7 @@ public record ServerConfig(
     ServerConfig withModulesDir(Path dir) {
         return new ServerConfig(host, port, token, maxBodyBytes, maxHeaderBytes, maxConnections, requestTimeoutMs,
                 maxPendingMessages, maxPollTimeoutMs, shutdownTimeoutMs, instance, metricsEnabled, dataDir, jdbcUrl,
-                username, password, synchronous, cacheSize, keepPerChat, maxAgeDays, dir, modules, onebot, telegram, file);
+                username, password, synchronous, cacheSize, keepPerChat, maxAgeDays, slowHandlerMs, dir, modules, onebot, telegram, file);
     }
 
     private static final Map<String, Set<String>> KNOWN = Map.of(
@@ -41,6 +41,7 @@ public record ServerConfig(
             "metrics", Set.of("enabled"),
             "storage", Set.of("data_dir", "jdbc_url", "username", "password", "synchronous", "cache_size"),
             "transcript", Set.of("keep_per_chat", "max_age_days"),
+            "bus", Set.of("slow_handler_ms"),
             "modules", Set.of(),
             "adapters", Set.of());
     /** The adapters' sections, {@code [adapters.onebot11]} and {@code [adapters.onebot12]}, by OneBot version. */
@@ -137,6 +138,7 @@ public record ServerConfig(
                 r.integer("storage", "cache_size", 10_000, 0, 100_000_000),
                 r.integer("transcript", "keep_per_chat", 10_000, 1, 100_000_000),
                 r.integer("transcript", "max_age_days", 30, 1, 36_500),
+                r.integer("bus", "slow_handler_ms", 1000, 0, 3_600_000),
                 Path.of("modules"),
                 modules.entrySet().stream().collect(java.util.stream.Collectors.toUnmodifiableMap(
                         Map.Entry::getKey, e -> Map.copyOf(e.getValue()))),
@@ -150,7 +152,7 @@ public record ServerConfig(
         return new ServerConfig(host, port != null ? port : this.port, token, maxBodyBytes, maxHeaderBytes,
                 maxConnections, requestTimeoutMs, maxPendingMessages, maxPollTimeoutMs, shutdownTimeoutMs, instance,
                 metricsEnabled, dataDir != null ? dataDir : this.dataDir, jdbcUrl, username, password, synchronous,
-                cacheSize, keepPerChat, maxAgeDays, modulesDir, modules, onebot, telegram, file);
+                cacheSize, keepPerChat, maxAgeDays, slowHandlerMs, modulesDir, modules, onebot, telegram, file);
     }
 
     /** Typed reads of one setting with its default and range, naming the setting when it is wrong. */

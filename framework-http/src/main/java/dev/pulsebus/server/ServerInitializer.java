@@ -29,7 +29,7 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * The server's pipeline, in order: {@link ConnectionLimit} (refuse past {@code max_connections}),
  * {@link Linger} (close without a reset after a refusal), the HTTP codec (request line and header
- * limits), {@link RequestTimeout} (close clients that do not finish a request in time), {@link BodyLimit}
+ * limits), {@link RequestTimers.Timing} (times each request), {@link RequestTimeout} (close clients that do not finish a request in time), {@link BodyLimit}
  * (aggregates the body, 413 past {@code max_body_bytes}; {@code max_frame_bytes} on OneBot's paths), then the
  * {@link HttpHandler}. A OneBot reverse WebSocket replaces the HTTP handlers after its upgrade.
  */
@@ -40,11 +40,13 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     private final ServerConfig config;
     private final ConnectionLimit limit;
     private final HttpHandler handler;
+    private final RequestTimers timers;
 
     /** The largest body a OneBot adapter takes on its paths ({@code max_frame_bytes}); 0 when none is enabled. */
     private final int onebotBodyBytes;
 
-    ServerInitializer(ServerConfig config, HttpHandler handler) {
+    ServerInitializer(ServerConfig config, HttpHandler handler, RequestTimers timers) {
+        this.timers = timers;
         this.config = config;
         this.onebotBodyBytes = config.onebot().stream().filter(OneBotSettings::enabled)
                 .mapToInt(OneBotSettings::maxFrameBytes).max().orElse(0);
@@ -62,6 +64,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
                 .addLast("limit", limit)
                 .addLast("linger", new Linger())
                 .addLast("codec", new HttpServerCodec(MAX_REQUEST_LINE, config.maxHeaderBytes(), 8192))
+                .addLast("timing", timers.timing())
                 .addLast("timeout", new RequestTimeout(config.requestTimeoutMs()))
                 .addLast("body", new BodyLimit(config.maxBodyBytes()))
                 .addLast("handler", handler);

@@ -27,7 +27,8 @@ final class SloBuckets {
 
     /** The timers that get the buckets. */
     static final Set<String> TIMERS = Set.of("pulsebus.handler.duration", "pulsebus.longpoll.delivery",
-            "pulsebus.kv.commit", "pulsebus.transcripts.batch", "pulsebus.onebot.action.duration");
+            "pulsebus.kv.commit", "pulsebus.transcripts.batch", "pulsebus.onebot.action.duration",
+            "http.server.requests", "pulsebus.command.duration");
 
     static final MeterFilter FILTER = new MeterFilter() {
         @Override

@@ -63,7 +63,7 @@ class ForwardWebSocketV11Test {
         assertThat(action.action()).isEqualTo("send_group_msg");
         assertThat(action.params().path("message").get(1).path("data").path("text").asText()).isEqualTo("forward");
         assertThat(server.sent(GROUP, "101")).isTrue();
-        assertThat(Await.until(WAIT, () -> server.get("/health").contains("\"onebot11:10001000\":\"UP\""))).isTrue();
+        assertThat(Await.until(WAIT, () -> server.get("/health").contains("\"onebot11:10001000\":{\"status\":\"UP\""))).isTrue();
     }
 
     @Test

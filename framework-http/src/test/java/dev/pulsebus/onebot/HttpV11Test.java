@@ -53,7 +53,7 @@ class HttpV11Test {
                 .isEqualTo(403);
         assertThat(fake.post(server.http("/onebot/v11/http"), event, "k3y").statusCode()).isEqualTo(204);
         assertThat(fake.post(server.http("/onebot/v11/http"), "not json", "k3y").statusCode()).isEqualTo(400);
-        assertThat(server.get("/health")).contains("\"onebot11:10001000\":\"UP\"");
+        assertThat(server.get("/health")).contains("\"onebot11:10001000\":{\"status\":\"UP\"");
     }
 
     @Test
@@ -107,8 +107,8 @@ class HttpV11Test {
     void heartbeatsThatStopMarkTheBotDown() throws Exception {
         start("");
         fake.post(server.http("/onebot/v11/http"), Fixtures.v11Heartbeat(10001000, 1, 1000), "k3y");
-        assertThat(server.get("/health")).contains("\"onebot11:10001000\":\"UP\"");
-        assertThat(Await.until(WAIT, () -> server.get("/health").contains("\"onebot11:10001000\":\"DOWN\""))).isTrue();
+        assertThat(server.get("/health")).contains("\"onebot11:10001000\":{\"status\":\"UP\"");
+        assertThat(Await.until(WAIT, () -> server.get("/health").contains("\"onebot11:10001000\":{\"status\":\"DOWN\""))).isTrue();
         assertThat(server.get("/health")).contains("\"status\":\"DEGRADED\"");
     }
 }

@@ -75,12 +75,12 @@ class OneBotV12Test {
         assertThat(action.frame().path("self").toString()).isEqualTo("{\"platform\":\"qq\",\"user_id\":\"123234\"}");
         ChatRef chat = ChatRef.group("onebot12", "12345");
         assertThat(server.sent(chat, "101")).isTrue();
-        assertThat(server.get("/health")).contains("\"onebot12:123234\":\"UP\"")
-                .contains("\"onebot12:1234567\":\"UP\"").contains("\"onebot12:2345678\":\"UP\"");
+        assertThat(server.get("/health")).contains("\"onebot12:123234\":{\"status\":\"UP\"")
+                .contains("\"onebot12:1234567\":{\"status\":\"UP\"").contains("\"onebot12:2345678\":{\"status\":\"UP\"");
         c.send(Fixtures.V12_STATUS_UPDATE.replace("b6e65187-5ac0-489c-b431-53078e9d2bbb", "status-2")
                 .replace("\"online\": true\n", "\"online\": false\n"));
-        assertThat(Await.until(WAIT, () -> server.get("/health").contains("\"onebot12:2345678\":\"DOWN\""))).isTrue();
-        assertThat(server.get("/health")).contains("\"status\":\"DEGRADED\"").contains("\"onebot12:123234\":\"UP\"");
+        assertThat(Await.until(WAIT, () -> server.get("/health").contains("\"onebot12:2345678\":{\"status\":\"DOWN\""))).isTrue();
+        assertThat(server.get("/health")).contains("\"status\":\"DEGRADED\"").contains("\"onebot12:123234\":{\"status\":\"UP\"");
     }
 
     @Test

@@ -92,6 +92,10 @@ class ReverseWebSocketV11Test {
                 .satisfies(e -> assertThat(rootHandshake(e).getResponse().statusCode()).isEqualTo(401));
         FakeOneBot.Client byQuery = fake.connect(server.ws("/onebot/v11/ws?access_token=0123"), "X-Self-ID", "1");
         assertThat(byQuery.open()).isTrue();
+        byQuery.send(Fixtures.v11Group(10001000, 6, 123456, "frames are not requests"));
+        assertThat(server.get("/metrics")).as("the upgrade timed by its path; its frames not at all")
+                .contains("http_server_requests_seconds_count{method=\"GET\",route=\"/onebot/v11/ws\",status=\"401\"} 2")
+                .contains("http_server_requests_seconds_count{method=\"GET\",route=\"/onebot/v11/ws\",status=\"101\"} 1");
     }
 
     private static WebSocketHandshakeException rootHandshake(Throwable e) {
@@ -254,15 +258,16 @@ class ReverseWebSocketV11Test {
     @Test
     void heartbeatsThatStopCloseTheConnectionAndHealthShowsTheBotDown() throws Exception {
         start("");
-        assertThat(server.get("/health")).contains("\"onebot11\":\"DOWN\"").contains("\"DEGRADED\"");
+        assertThat(server.get("/health")).contains("\"onebot11\":{\"status\":\"DOWN\"").contains("\"DEGRADED\"");
         FakeOneBot.Client c = bot(10001000, "Universal", "/onebot/v11/ws");
         c.send(Fixtures.V11_LIFECYCLE);
         c.send(Fixtures.v11Heartbeat(10001000, 1, 1000)); // closed 2 s after: time to see it UP first
-        assertThat(Await.until(WAIT, () -> server.get("/health").contains("\"onebot11:10001000\":\"UP\""))).isTrue();
-        assertThat(server.get("/health")).contains("\"status\":\"UP\"");
+        assertThat(Await.until(WAIT, () -> server.get("/health").contains("\"onebot11:10001000\":{\"status\":\"UP\""))).isTrue();
+        assertThat(server.get("/health")).startsWith("{\"status\":\"UP\"");
+        assertThat(server.get("/metrics")).contains("pulsebus_component_up{component=\"onebot11:10001000\"} 1.0");
         assertThat(c.closed.get(10, TimeUnit.SECONDS)).as("closed after twice the interval without a heartbeat")
                 .isNotNull();
-        assertThat(Await.until(WAIT, () -> server.get("/health").contains("\"onebot11:10001000\":\"DOWN\""))).isTrue();
+        assertThat(Await.until(WAIT, () -> server.get("/health").contains("\"onebot11:10001000\":{\"status\":\"DOWN\""))).isTrue();
         assertThat(server.get("/health")).contains("\"status\":\"DEGRADED\"");
     }
 

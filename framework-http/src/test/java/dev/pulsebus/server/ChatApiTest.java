@@ -53,9 +53,9 @@ class ChatApiTest {
         assertThat(h.get("uptime_s").isIntegralNumber()).isTrue();
         assertThat(h.at("/events/received").asLong()).isZero();
         assertThat(h.at("/events/handled").isIntegralNumber()).isTrue();
-        assertThat(h.at("/components/storage").asText()).isEqualTo("UP");
-        assertThat(h.at("/components/transcripts").asText()).isEqualTo("UP");
-        assertThat(h.at("/components/http").asText()).isEqualTo("UP");
+        assertThat(h.at("/components/storage/status").asText()).isEqualTo("UP");
+        assertThat(h.at("/components/transcripts/status").asText()).isEqualTo("UP");
+        assertThat(h.at("/components/http/status").asText()).isEqualTo("UP");
         assertThat(h.has("error")).isFalse();
     }
 

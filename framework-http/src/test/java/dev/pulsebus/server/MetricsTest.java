@@ -41,12 +41,18 @@ class MetricsTest {
                     "jvm_memory_used_bytes", "process_uptime_seconds", "hikaricp_connections_active");
             assertThat(r.body()).contains("pulsebus_http_requests_total{route=\"unknown\",status=\"404\"} 1.0");
             for (String timer : List.of("pulsebus_handler_duration_seconds", "pulsebus_kv_commit_seconds",
-                    "pulsebus_transcripts_batch_seconds", "pulsebus_longpoll_delivery_seconds")) {
+                    "pulsebus_transcripts_batch_seconds", "pulsebus_longpoll_delivery_seconds",
+                    "pulsebus_command_duration_seconds", "http_server_requests_seconds")) {
                 assertThat(r.body()).as(timer + " has the fixed buckets").contains(timer + "_bucket{")
                         .containsPattern(timer + "_bucket\\{[^}]*le=\"5\\.0E-5\"")
                         .containsPattern(timer + "_bucket\\{[^}]*le=\"10\\.0\"");
             }
             assertThat(r.body()).contains("so _count counts timed runs, not events");
+            assertThat(r.body()).contains("pulsebus_command_duration_seconds_count{outcome=\"ok\"} 1")
+                    .contains("pulsebus_handler_slow_total{module=\"example\"} 0")
+                    .contains("pulsebus_component_up{component=\"storage\"} 1.0")
+                    .contains("pulsebus_component_up{component=\"transcripts\"} 1.0")
+                    .contains("pulsebus_component_up{component=\"http\"} 1.0");
             assertThat(r.body()).contains("pulsebus_build_info{commit=\"" + BuildInfo.CURRENT.commit() + "\",jdk=\""
                     + Runtime.version() + "\",version=\"" + PulseBusServer.VERSION + "\"} 1");
 
@@ -56,6 +62,29 @@ class MetricsTest {
             assertThat(om.headers().firstValue("content-type").orElseThrow()).startsWith("application/openmetrics-text");
             assertThat(om.body()).endsWith("# EOF\n");
             PrometheusText.parse(om.body(), true);
+        }
+    }
+
+    @Test
+    void httpRequestsAreTimedByRouteTemplateNeverByRawPath() throws Exception {
+        try (TestServer t = new TestServer(dir, "")) {
+            assertThat(t.say("room-x7", "ann", "hello").statusCode()).isEqualTo(201);
+            assertThat(t.get("/api/rooms/room-x7/messages").statusCode()).isEqualTo(200);
+            assertThat(t.get("/api/rooms/room-x7/messages?limit=0").statusCode()).isEqualTo(400);
+            assertThat(t.get("/health/ready").statusCode()).isEqualTo(200);
+            assertThat(t.get("/secret-path-42").statusCode()).isEqualTo(404);
+            assertThat(t.get("/api/rooms/room-x7/nothing-here").statusCode()).isEqualTo(404);
+            t.get("/metrics");
+            String body = t.get("/metrics").body();
+            String messages = "route=\"/api/rooms/{room}/messages\"";
+            assertThat(body).contains("http_server_requests_seconds_count{method=\"POST\"," + messages + ",status=\"201\"} 1")
+                    .contains("http_server_requests_seconds_count{method=\"GET\"," + messages + ",status=\"200\"} 1")
+                    .contains("http_server_requests_seconds_count{method=\"GET\"," + messages + ",status=\"400\"} 1")
+                    .contains("http_server_requests_seconds_count{method=\"GET\",route=\"/health/ready\",status=\"200\"} 1")
+                    .contains("http_server_requests_seconds_count{method=\"GET\",route=\"UNKNOWN\",status=\"404\"} 2")
+                    .contains("http_server_requests_seconds_count{method=\"GET\",route=\"/metrics\",status=\"200\"} 1")
+                    .containsPattern("http_server_requests_seconds_bucket\\{[^}]*le=\"5\\.0E-5\"")
+                    .doesNotContain("room-x7").doesNotContain("secret-path-42").doesNotContain("nothing-here");
         }
     }
 

@@ -82,6 +82,11 @@ class ModuleRoutesTest {
             assertThat(fail.statusCode()).isEqualTo(500);
             assertThat(fail.body()).contains("broken on purpose");
             assertThat(t.get("/modules/counter/nope").statusCode()).isEqualTo(404);
+            assertThat(t.get("/metrics").body()).as("timed by the route as registered")
+                    .contains("http_server_requests_seconds_count{method=\"GET\",route=\"/modules/counter/hello\",status=\"200\"} 1")
+                    .contains("http_server_requests_seconds_count{method=\"POST\",route=\"/modules/counter/hello\",status=\"405\"} 1")
+                    .contains("http_server_requests_seconds_count{method=\"GET\",route=\"/modules/counter/fail\",status=\"500\"} 1")
+                    .doesNotContain("route=\"/modules/counter/nope\"");
 
             t.server.modules().unload("counter");
             assertThat(t.get("/modules/counter/hello").statusCode()).isEqualTo(404);

@@ -27,6 +27,7 @@ class ServerConfigTest {
         assertThat(shipped.port()).isEqualTo(8080).isEqualTo(defaults.port());
         assertThat(shipped.host()).isEqualTo("127.0.0.1").isEqualTo(defaults.host());
         assertThat(shipped.maxBodyBytes()).isEqualTo(defaults.maxBodyBytes());
+        assertThat(shipped.slowHandlerMs()).isEqualTo(1000).isEqualTo(defaults.slowHandlerMs());
         assertThat(shipped.token()).isEmpty();
         assertThat(shipped.modules()).containsKey("example");
     }
@@ -38,6 +39,8 @@ class ServerConfigTest {
                 "PULSEBUS_METRICS_ENABLED", "false", "HOME", "/root"));
         assertThat(c.port()).isEqualTo(9090);
         assertThat(c.metricsEnabled()).isFalse();
+        assertThat(ServerConfig.load(f, false, Map.of("PULSEBUS_BUS_SLOW_HANDLER_MS", "250")).slowHandlerMs())
+                .isEqualTo(250);
         ServerConfig secrets = ServerConfig.load(f, false, Map.of("PULSEBUS_SERVER_TOKEN", "0123",
                 "PULSEBUS_STORAGE_PASSWORD", "007", "PULSEBUS_STORAGE_USERNAME", "1.50"));
         assertThat(secrets.token()).isEqualTo("0123");

@@ -48,13 +48,18 @@ class StorageDownTest {
                 assertThat(t.get("/health/live").statusCode()).as("but alive: no restart for an outage").isEqualTo(200);
                 JsonNode h = Json.MAPPER.readTree(down.body());
                 assertThat(h.get("status").asText()).isEqualTo("DOWN");
-                assertThat(h.at("/components/storage").asText()).isEqualTo("DOWN");
+                assertThat(h.at("/components/storage/status").asText()).isEqualTo("DOWN");
                 assertThat(h.has("error")).as("no error text without the token: " + h).isFalse();
                 assertThat(h.toString()).doesNotContain("127.0.0.1").doesNotContain(schema.name());
                 HttpResponse<String> authed = t.get("/health", AUTH);
                 assertThat(authed.statusCode()).isEqualTo(503);
                 // why, from the last failed call or ping: for the operator, who has the token
                 assertThat(Json.MAPPER.readTree(authed.body()).get("error").asText()).isNotBlank();
+                assertThat(Json.MAPPER.readTree(authed.body()).at("/components/storage/details/error").asText())
+                        .as("Spring Boot's place for it too").isNotBlank();
+                assertThat(h.at("/components/storage/details").isMissingNode()).as("no details without the token").isTrue();
+                assertThat(t.get("/metrics").body()).contains("pulsebus_component_up{component=\"storage\"} 0.0")
+                        .contains("pulsebus_component_up{component=\"http\"} 1.0");
                 assertThat(Json.MAPPER.readTree(t.get("/health").body()).has("error")).as("still hidden").isFalse();
                 assertThat(Json.MAPPER.readTree(t.get("/health", "Authorization", "Bearer wrong").body()).has("error"))
                         .as("hidden from a wrong token").isFalse();

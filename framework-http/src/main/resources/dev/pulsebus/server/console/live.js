@@ -67,7 +67,8 @@ async function health() {
     summary.className = 'badge ' + h.status;
     const list = document.getElementById('health');
     const rows = [];
-    for (const [name, state] of Object.entries(h.components || {})) {
+    for (const [name, component] of Object.entries(h.components || {})) {
+      const state = typeof component === 'string' ? component : component.status;
       rows.push(el('dt', name), el('dd', state, { class: state }));
     }
     rows.push(el('dt', 'uptime'), el('dd', h.uptime_s + ' s'));

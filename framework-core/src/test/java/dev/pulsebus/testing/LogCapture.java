@@ -1,0 +1,44 @@
+package dev.pulsebus.testing;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import java.util.List;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps what one logger writes at WARN and above during each test ({@code @RegisterExtension}), whatever
+ * level the tests' logging configuration gives it.
+ */
+public final class LogCapture implements BeforeEachCallback, AfterEachCallback {
+
+    private final Logger logger;
+    private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
+
+    public LogCapture(Class<?> loggerOf) {
+        this.logger = (Logger) LoggerFactory.getLogger(loggerOf);
+    }
+
+    /** The lines logged so far in this test, formatted. */
+    public List<String> lines() {
+        return appender.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+    }
+
+    @Override
+    public void beforeEach(ExtensionContext context) {
+        appender.list.clear();
+        appender.start();
+        logger.setLevel(Level.WARN);
+        logger.addAppender(appender);
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) {
+        logger.detachAppender(appender);
+        logger.setLevel(null);
+    }
+}
