@@ -16,6 +16,7 @@ import dev.pulsebus.pipeline.MessagePipeline;
 import dev.pulsebus.pipeline.Middleware;
 import dev.pulsebus.pipeline.OutboundMessage;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
@@ -223,6 +224,16 @@ final class ModuleScope implements ModuleContext {
         public CompletionStage<MessageEvent> ask(MessageEvent to, Ask ask) {
             return asks.own(pipeline.ask(to, ask));
         }
+    }
+
+    @Override
+    public CronJob schedule(String cron, ZoneId zone, Runnable job) {
+        ensureOpen();
+        Cron parsed = Cron.parse(Objects.requireNonNull(cron, "cron"), Objects.requireNonNull(zone, "zone"));
+        CronRun run = new CronRun(name, parsed, Objects.requireNonNull(job, "job"), host.cronTimer(), this::kv,
+                host.meterRegistry);
+        ownOrUndo(run::cancel);
+        return run.start();
     }
 
     @Override
