@@ -1,6 +1,12 @@
 package dev.pulsebus.command;
 
+import dev.pulsebus.event.Ask;
+import dev.pulsebus.event.AskException;
+import dev.pulsebus.event.MessageEvent;
 import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 
 /** A {@link CommandCall}: indexes into the message text; words are split on first access. */
 final class Call implements CommandCall {
@@ -147,6 +153,49 @@ final class Call implements CommandCall {
     @Override
     public String rest() {
         return argsFrom >= text.length() ? "" : text.substring(Arguments.skipSpaces(text, argsFrom));
+    }
+
+    @Override
+    public CompletionStage<MessageEvent> ask(Ask ask) {
+        return entry.own(source.ask(ask));
+    }
+
+    @Override
+    public MessageEvent await(CompletionStage<MessageEvent> ask) {
+        if (!entry.blocking) {
+            throw new IllegalStateException("command '" + entry.path + "' waits for an answer on the thread that must "
+                    + "deliver it: register it with Command.blocking() so it runs on a virtual thread of its own");
+        }
+        try {
+            return ask.toCompletableFuture().get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof AskException ae) {
+                throw ae;
+            }
+            throw new IllegalStateException("the ask failed: " + e.getCause(), e.getCause());
+        } catch (CancellationException e) {
+            throw new AskException(AskException.Reason.CANCELLED, "the ask was cancelled");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            ask.toCompletableFuture().cancel(false);
+            throw new AskException(AskException.Reason.CANCELLED, "interrupted while waiting for an answer");
+        }
+    }
+
+    @Override
+    public int askInt(Ask ask) {
+        Ask next = ask;
+        for (int answers = 1; ; answers++) {
+            String text = askText(next);
+            try {
+                return Integer.parseInt(text);
+            } catch (NumberFormatException e) {
+                if (answers >= ask.attempts()) {
+                    throw new AskException(AskException.Reason.INVALID, "no number in " + answers + " answers");
+                }
+                next = ask.prompt(messages().format("ask.number", "value", text, "prompt", ask.prompt()));
+            }
+        }
     }
 
     @Override

@@ -29,6 +29,7 @@ public final class Command {
     String help = "";
     String group = "general";
     boolean hidden;
+    boolean blocking;
     CommandHandler handler;
     Predicate<CommandSource> permission;
     Duration cooldown;
@@ -139,6 +140,18 @@ public final class Command {
     /** A sub-command: {@code /kv get key} runs {@code get} of {@code kv}. */
     public Command sub(Command subcommand) {
         subcommands.add(Objects.requireNonNull(subcommand, "subcommand"));
+        return this;
+    }
+
+    /**
+     * Runs the handler on a virtual thread of its own, so it may block: wait on I/O, or hold a dialog
+     * ({@link CommandCall#askText}, {@link CommandCall#askInt}, {@link CommandCall#await}). Permission and
+     * controls are checked first, on the routing thread; the call's outcome is counted when the handler
+     * ends. At most {@link CommandRouter.Builder#maxBlockingCalls} run at once; beyond, a call is answered
+     * "too busy" (outcome {@code busy}).
+     */
+    public Command blocking() {
+        this.blocking = true;
         return this;
     }
 

@@ -71,6 +71,15 @@ public interface CommandRouter {
         return false;
     }
 
+    /**
+     * The router's answer {@code key} in {@code locale} (the bundle {@code dev/pulsebus/command/messages} and
+     * what {@link Builder#messages} added), placeholders filled from {@code namesAndValues} (name, value, ...);
+     * the key itself when there is no such answer.
+     */
+    default String text(Locale locale, String key, Object... namesAndValues) {
+        return key;
+    }
+
     /** A registered command; {@link #unregister()} removes it and its meters (idempotent), and so does {@link #close()}. */
     interface Registration extends AutoCloseable {
         void unregister();
@@ -96,6 +105,7 @@ public interface CommandRouter {
         boolean helpCommand = true;
         boolean replyToUnknown;
         Duration slowCommand = SlowCalls.DEFAULT_THRESHOLD;
+        int maxBlockingCalls = 10_000;
 
         Builder() {
         }
@@ -176,6 +186,12 @@ public interface CommandRouter {
         /** Whether an unknown command is answered ("Unknown command /x. Try /help."). Default off. */
         public Builder replyToUnknown(boolean reply) {
             this.replyToUnknown = reply;
+            return this;
+        }
+
+        /** How many {@linkplain Command#blocking() blocking} calls may run at once. Default 10,000. */
+        public Builder maxBlockingCalls(int max) {
+            this.maxBlockingCalls = Require.atLeast(max, 1, "maxBlockingCalls");
             return this;
         }
 

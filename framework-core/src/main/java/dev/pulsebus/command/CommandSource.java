@@ -1,6 +1,10 @@
 package dev.pulsebus.command;
 
+import dev.pulsebus.event.Ask;
+import dev.pulsebus.event.AskException;
+import dev.pulsebus.event.MessageEvent;
 import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -42,4 +46,13 @@ public interface CommandSource {
      * id, or fails with the reason; it must not throw.
      */
     CompletionStage<String> reply(String text);
+
+    /**
+     * Asks the sender in the chat the message came from, as {@link MessageEvent#ask(Ask)} does. A source
+     * that cannot ask (one not made by a pipeline) fails the stage with {@link AskException.Reason#CLOSED}.
+     */
+    default CompletionStage<MessageEvent> ask(Ask ask) {
+        return CompletableFuture.failedFuture(new AskException(AskException.Reason.CLOSED,
+                "this message did not come through a pipeline, so it cannot ask"));
+    }
 }

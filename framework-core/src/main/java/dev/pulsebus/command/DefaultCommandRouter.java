@@ -1,5 +1,6 @@
 package dev.pulsebus.command;
 
+import dev.pulsebus.event.AskException;
 import dev.pulsebus.internal.LruTable;
 import dev.pulsebus.internal.SlowCalls;
 import org.jspecify.annotations.Nullable;
@@ -14,8 +15,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Matcher;
 import org.slf4j.Logger;
@@ -47,6 +50,7 @@ final class DefaultCommandRouter implements CommandRouter {
      * outcomes of a matched command; null without a registry.
      */
     private final Timer @Nullable [] durations;
+    private final Semaphore blockingSlots;
 
     private final Object lock = new Object();
     /** Top-level commands in registration order. Guarded by {@link #lock}. */
@@ -71,6 +75,7 @@ final class DefaultCommandRouter implements CommandRouter {
         this.quotaStore = b.quotaStore;
         this.registry = b.meterRegistry;
         this.catalog = new MessageCatalog(b.messages);
+        this.blockingSlots = new Semaphore(b.maxBlockingCalls);
         this.snapshot = new Snapshot(new NameTable<>(Map.of(), fold), new Entry[0], List.of());
         this.slowCalls = new SlowCalls(registry, b.slowCommand);
         this.durations = registry == null ? null : durations(registry);
@@ -219,10 +224,46 @@ final class DefaultCommandRouter implements CommandRouter {
                 }
             }
         }
+        if (e.blocking) {
+            return runBlocking(e, call, controls, granted);
+        }
+        return runHere(e, call, controls, granted);
+    }
+
+    /** Runs the handler on a virtual thread of its own, within {@link #blockingSlots}; its outcome counted when it ends. */
+    private Outcome runBlocking(Entry e, Call call, Control[] controls, int granted) {
+        if (!blockingSlots.tryAcquire()) {
+            release(controls, granted, call.source());
+            return refuse(e, call, Outcome.BUSY, call.messages().format("busy", "command", shownPrefix + e.path));
+        }
+        try {
+            Thread.ofVirtual().name("pulsebus-command-" + e.path).start(() -> {
+                try {
+                    runHere(e, call, controls, granted);
+                } finally {
+                    blockingSlots.release();
+                }
+            });
+        } catch (RuntimeException | OutOfMemoryError cannotStart) {
+            blockingSlots.release();
+            throw cannotStart;
+        }
+        return Outcome.OK;
+    }
+
+    private Outcome runHere(Entry e, Call call, Control[] controls, int granted) {
+        CommandSource source = call.source();
         try {
             e.handler.handle(call);
             e.count(Outcome.OK);
             return Outcome.OK;
+        } catch (AskException ended) {
+            String answer = switch (ended.reason()) {
+                case TIMEOUT -> call.messages().format("ask.timeout", "command", shownPrefix + e.path);
+                case INVALID -> call.messages().format("ask.invalid", "command", shownPrefix + e.path);
+                default -> null; // a cancel was answered already; an unload or a close says nothing
+            };
+            return refuse(e, call, Outcome.OK, answer);
         } catch (CommandArgumentException bad) {
             release(controls, granted, source);
             return refuse(e, call, Outcome.BAD_ARGS,
@@ -231,6 +272,11 @@ final class DefaultCommandRouter implements CommandRouter {
             e.failures.failed(t, "for user " + source.userId() + " in chat " + source.chatId());
             return refuse(e, call, Outcome.ERROR, call.messages().format("error", "command", shownPrefix + e.path));
         }
+    }
+
+    @Override
+    public String text(Locale locale, String key, Object... namesAndValues) {
+        return catalog.forLocale(locale).format(key, namesAndValues);
     }
 
     private static boolean permitted(Entry e, CommandSource source) {
@@ -302,6 +348,7 @@ final class DefaultCommandRouter implements CommandRouter {
                 return;
             }
             snapshot = snapshotOf(commands);
+            entry.endAsks();
             List<Meter> bound = meters.remove(entry);
             if (registry != null) {
                 bound.forEach(registry::remove);

@@ -1,8 +1,12 @@
 package dev.pulsebus.command;
 
+import dev.pulsebus.event.AskException;
+import dev.pulsebus.event.MessageEvent;
 import dev.pulsebus.internal.FailureLog;
 import dev.pulsebus.internal.SlowCalls;
+import dev.pulsebus.internal.OwnedFutures;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
@@ -18,6 +22,7 @@ final class Entry {
     final String help;
     final String group;
     final boolean hidden;
+    final boolean blocking;
     final CommandHandler handler;
     final Predicate<CommandSource> permission;
     final Control[] controls;
@@ -32,6 +37,8 @@ final class Entry {
     final FailureLog failures;
     /** Where its runs' times go to be judged slow or not. */
     final SlowCalls.Site slow;
+    /** Pending asks made by this command's calls. */
+    private final OwnedFutures<MessageEvent> asks;
 
     Entry(String path, Command c, String usage, Control[] controls, String keyword, List<Entry> subcommands,
           NameTable<Entry> subTable, SlowCalls.Site slow) {
@@ -42,6 +49,7 @@ final class Entry {
         this.help = c.help;
         this.group = c.group;
         this.hidden = c.hidden;
+        this.blocking = c.blocking;
         this.handler = c.handler;
         this.permission = c.permission;
         this.controls = controls;
@@ -54,7 +62,22 @@ final class Entry {
             outcomes[i] = new LongAdder();
         }
         this.slow = slow;
+        this.asks = new OwnedFutures<>(() -> new AskException(AskException.Reason.UNLOADED,
+                "command '" + path + "' was unregistered"));
         this.failures = new FailureLog(LoggerFactory.getLogger(CommandRouter.class), "Command '" + path + "'");
+    }
+
+    /** Keeps {@code ask} until it ends, so that {@link #endAsks} can fail it; returns it. */
+    CompletionStage<MessageEvent> own(CompletionStage<MessageEvent> ask) {
+        return asks.own(ask.toCompletableFuture());
+    }
+
+    /** Fails every pending ask of this command and its sub-commands ({@link AskException.Reason#UNLOADED}). */
+    void endAsks() {
+        asks.close();
+        for (Entry sub : subcommands) {
+            sub.endAsks();
+        }
     }
 
     @SuppressWarnings("EnumOrdinal") // an array indexed by outcome: no map lookup per call

@@ -24,7 +24,9 @@ public enum Outcome {
     /** Refused: the permission check said no. */
     DENIED,
     /** The arguments did not fit. */
-    BAD_ARGS;
+    BAD_ARGS,
+    /** Refused: as many {@linkplain Command#blocking() blocking} calls as allowed are running. */
+    BUSY;
 
     private final String label = name().toLowerCase(Locale.ROOT);
 

@@ -47,4 +47,18 @@ public sealed interface MessageEvent extends Event, KeyedEvent permits PrivateMe
     default CompletionStage<String> reply(Message message) {
         return replyChannel().reply(this, message);
     }
+
+    /**
+     * Asks this message's sender {@code prompt} in its chat; the stage completes with their next message
+     * there (which is consumed: it runs no command and reaches no handler), or fails with an
+     * {@link AskException} (timeout, {@code /cancel}, ...). See {@link Ask} for other answers.
+     */
+    default CompletionStage<MessageEvent> ask(String prompt) {
+        return replyChannel().ask(this, Ask.of(prompt));
+    }
+
+    /** Asks as {@code ask} says; see {@link #ask(String)}. */
+    default CompletionStage<MessageEvent> ask(Ask ask) {
+        return replyChannel().ask(this, ask);
+    }
 }

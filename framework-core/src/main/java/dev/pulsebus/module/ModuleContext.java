@@ -7,6 +7,7 @@ import dev.pulsebus.kv.Kv;
 import dev.pulsebus.pipeline.MessagePipeline;
 import dev.pulsebus.pipeline.Middleware;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 
@@ -65,6 +66,19 @@ public interface ModuleContext {
 
     /** Runs {@code task} every {@code period} on a virtual thread; cancelled when the module unloads. */
     ScheduledFuture<?> every(Duration period, Runnable task);
+
+    /**
+     * Runs {@code job} at the times of cron expression {@code cron} in {@code zone}: five fields (minute hour
+     * day-of-month month day-of-week, {@code "0 9 * * *"} is every day at 09:00) or an alias ({@code @daily},
+     * {@code @hourly}, {@code @weekly}, {@code @monthly}, {@code @yearly}). Each run is on a virtual thread,
+     * one at a time (a time that comes while the run before still goes is skipped and counted); times are
+     * read from the bot's clock; daylight-saving changes are handled as cron-utils defines (see
+     * {@code docs/CONVERSATIONS.md}). Cancelled when the module unloads. A time missed while the bot was down
+     * is not replayed unless the job asks: {@link CronJob#catchUp()}.
+     *
+     * @throws IllegalArgumentException when the expression is not one, saying why
+     */
+    CronJob schedule(String cron, ZoneId zone, Runnable job);
 
     /**
      * Serves {@code route} at {@code /modules/<name><path>} for {@code method} (the standalone server; a bot

@@ -3,7 +3,9 @@ package dev.pulsebus.module;
 import dev.pulsebus.bus.EventBus;
 import dev.pulsebus.command.CommandRouter;
 import dev.pulsebus.config.Config;
+import dev.pulsebus.internal.ClockTimer;
 import dev.pulsebus.internal.Names;
+import dev.pulsebus.internal.Require;
 import dev.pulsebus.kv.KvStore;
 import dev.pulsebus.pipeline.MessagePipeline;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -12,6 +14,8 @@ import java.net.MalformedURLException;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -51,6 +55,11 @@ public final class ModuleHost implements AutoCloseable {
     /** Made on first use: most bots schedule nothing. Guarded by {@link #lazyLock}. */
     private @Nullable ScheduledThreadPoolExecutor scheduler;
     private boolean schedulerClosed;
+    /** Made on first use, for cron jobs. Guarded by {@link #lazyLock}. */
+    private @Nullable ClockTimer cronTimer;
+    private final Clock clock;
+    private final Duration clockRecheck;
+    final @Nullable MeterRegistry meterRegistry;
     /** {@code null}: each module's {@code modules.<name>} section of {@link #config}. */
     private final @Nullable Function<String, Map<String, String>> settings;
     private final Map<String, Entry> loaded = new LinkedHashMap<>();
@@ -80,6 +89,22 @@ public final class ModuleHost implements AutoCloseable {
         this.migrator = b.migrator;
         this.settings = b.settings;
         this.services = new ServiceDirectory(b.meterRegistry);
+        this.meterRegistry = b.meterRegistry;
+        this.clock = b.clock;
+        this.clockRecheck = b.clockRecheck;
+    }
+
+    /** The timer of modules' cron jobs, on the host's clock. */
+    ClockTimer cronTimer() {
+        synchronized (lazyLock) {
+            if (schedulerClosed) {
+                throw new RejectedExecutionException("the module host is closed");
+            }
+            if (cronTimer == null) {
+                cronTimer = new ClockTimer("pulsebus-module-cron", clock, clockRecheck);
+            }
+            return cronTimer;
+        }
     }
 
     /** The timer behind {@link ModuleContext}'s scheduled tasks. */
@@ -362,6 +387,9 @@ public final class ModuleHost implements AutoCloseable {
             if (scheduler != null) {
                 scheduler.shutdownNow();
             }
+            if (cronTimer != null) {
+                cronTimer.close();
+            }
         }
     }
 
@@ -397,6 +425,8 @@ public final class ModuleHost implements AutoCloseable {
         private Routes routes = new Routes();
         private @Nullable Migrator migrator;
         private @Nullable MeterRegistry meterRegistry;
+        private Clock clock = Clock.systemUTC();
+        private Duration clockRecheck = Duration.ofSeconds(1);
 
         private Builder(EventBus bus, CommandRouter router) {
             this.bus = Objects.requireNonNull(bus, "bus");
@@ -439,9 +469,24 @@ public final class ModuleHost implements AutoCloseable {
             return this;
         }
 
-        /** Where {@code pulsebus_module_calls_total} goes. Default none. */
+        /** Where {@code pulsebus_module_calls_total} and {@code pulsebus_schedule_runs_total} go. Default none. */
         public Builder meterRegistry(@Nullable MeterRegistry registry) {
             this.meterRegistry = registry;
+            return this;
+        }
+
+        /** The clock modules' cron jobs ({@link ModuleContext#schedule}) read. Default the system's. */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * How often the cron timer reads the clock at least, so a clock that jumps (a test's fake clock) is
+         * noticed within it; with a steady clock jobs start on time whatever this is. Default 1 s.
+         */
+        public Builder clockRecheck(Duration every) {
+            this.clockRecheck = Require.positive(every, "clockRecheck");
             return this;
         }
 

@@ -4,17 +4,26 @@ import dev.pulsebus.bus.EventBus;
 import dev.pulsebus.bus.Subscription;
 import dev.pulsebus.command.CommandRouter;
 import dev.pulsebus.config.Config;
+import dev.pulsebus.event.Ask;
+import dev.pulsebus.event.AskException;
+import dev.pulsebus.event.Message;
+import dev.pulsebus.event.MessageEvent;
+import dev.pulsebus.event.ReplyChannel;
 import dev.pulsebus.internal.FailureLog;
+import dev.pulsebus.internal.OwnedFutures;
 import dev.pulsebus.kv.Kv;
 import dev.pulsebus.pipeline.MessagePipeline;
 import dev.pulsebus.pipeline.Middleware;
+import dev.pulsebus.pipeline.OutboundMessage;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -39,6 +48,7 @@ final class ModuleScope implements ModuleContext {
     private final Deque<AutoCloseable> releases = new ArrayDeque<>();
     private final FailureLog taskFailures;
     private @Nullable OwnedKv kv;
+    private volatile @Nullable ModuleReplies replies;
     private volatile boolean released;
     /** What it registered, for {@link ModuleHost#owned}: commands by name, subscriptions, routes. */
     private final List<String> commandNames = new CopyOnWriteArrayList<>();
@@ -167,6 +177,63 @@ final class ModuleScope implements ModuleContext {
                 : host.scheduler().scheduleAtFixedRate(onVirtualThread, delay.toNanos(), period.toNanos(), TimeUnit.NANOSECONDS);
         ownOrUndo(() -> f.cancel(false));
         return f;
+    }
+
+    // ------------------------------------------------------------------ asks made from the module's handlers
+
+    /**
+     * Whether subscriptions to {@code type} get message events rebound to the module's reply channel, so an
+     * {@code event.ask} from its handler is the module's (failed when it unloads): when the bot has a
+     * pipeline and {@code type} can be a message event.
+     */
+    boolean asksThroughModule(Class<?> type) {
+        return host.pipeline != null && (type.isAssignableFrom(MessageEvent.class)
+                || MessageEvent.class.isAssignableFrom(type));
+    }
+
+    /** {@code event}, a message event bound to the module's reply channel; other events as they are. */
+    @SuppressWarnings("unchecked") // withReplyChannel returns the same record class, so still a T
+    <T> T rebind(T event) {
+        return event instanceof MessageEvent m ? (T) m.withReplyChannel(replies()) : event;
+    }
+
+    private ReplyChannel replies() {
+        ModuleReplies r = replies;
+        if (r == null) {
+            synchronized (this) {
+                r = replies;
+                if (r == null) {
+                    r = new ModuleReplies(pipeline(), new OwnedFutures<>(() -> new AskException(
+                            AskException.Reason.UNLOADED, "module '" + name + "' unloaded")));
+                    ownOrUndo(r.asks::close);
+                    replies = r;
+                }
+            }
+        }
+        return r;
+    }
+
+    /** Replies as the pipeline's own channel does; asks are kept, to be failed when the module unloads. */
+    private record ModuleReplies(MessagePipeline pipeline, OwnedFutures<MessageEvent> asks) implements ReplyChannel {
+        @Override
+        public CompletionStage<String> reply(MessageEvent to, Message message) {
+            return pipeline.send(new OutboundMessage(to.self(), to.chat(), message, to.messageId()));
+        }
+
+        @Override
+        public CompletionStage<MessageEvent> ask(MessageEvent to, Ask ask) {
+            return asks.own(pipeline.ask(to, ask));
+        }
+    }
+
+    @Override
+    public CronJob schedule(String cron, ZoneId zone, Runnable job) {
+        ensureOpen();
+        Cron parsed = Cron.parse(Objects.requireNonNull(cron, "cron"), Objects.requireNonNull(zone, "zone"));
+        CronRun run = new CronRun(name, parsed, Objects.requireNonNull(job, "job"), host.cronTimer(), this::kv,
+                host.meterRegistry);
+        ownOrUndo(run::cancel);
+        return run.start();
     }
 
     @Override

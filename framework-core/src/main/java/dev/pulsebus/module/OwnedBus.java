@@ -27,7 +27,7 @@ final class OwnedBus implements EventBus {
     @Override
     public <T> SubscriptionBuilder<T> on(Class<T> type) {
         scope.ensureOpen();
-        return new Owned<>(bus.on(type).name(scope.name()));
+        return new Owned<>(bus.on(type).name(scope.name()), scope.asksThroughModule(type));
     }
 
     @Override
@@ -43,9 +43,12 @@ final class OwnedBus implements EventBus {
 
     private final class Owned<T> implements SubscriptionBuilder<T> {
         private final SubscriptionBuilder<T> inner;
+        /** Whether message events are handed over bound to the module's reply channel (its asks are its own). */
+        private final boolean rebind;
 
-        Owned(SubscriptionBuilder<T> inner) {
+        Owned(SubscriptionBuilder<T> inner, boolean rebind) {
             this.inner = inner;
+            this.rebind = rebind;
         }
 
         @Override
@@ -86,12 +89,12 @@ final class OwnedBus implements EventBus {
 
         @Override
         public Subscription subscribe(EventHandler<? super T> handler) {
-            return scope.own(inner.subscribe(handler));
+            return scope.own(inner.subscribe(rebind ? e -> handler.handle(scope.rebind(e)) : handler));
         }
 
         @Override
         public Subscription intercept(Interceptor<? super T> interceptor) {
-            return scope.own(inner.intercept(interceptor));
+            return scope.own(inner.intercept(rebind ? e -> interceptor.handle(scope.rebind(e)) : interceptor));
         }
     }
 }

@@ -4,6 +4,7 @@ import dev.pulsebus.command.Command;
 import dev.pulsebus.command.CommandRouter;
 import dev.pulsebus.command.CommandSource;
 import dev.pulsebus.command.Outcome;
+import java.util.Locale;
 
 /** The command router as a module sees it: commands registered here are recorded in the module's scope. */
 final class OwnedRouter implements CommandRouter {
@@ -25,5 +26,10 @@ final class OwnedRouter implements CommandRouter {
     @Override
     public Outcome route(CommandSource source) {
         return router.route(source);
+    }
+
+    @Override
+    public String text(Locale locale, String key, Object... namesAndValues) {
+        return router.text(locale, key, namesAndValues);
     }
 }

@@ -6,6 +6,8 @@ public enum InboundResult {
     DUPLICATE,
     /** A middleware dropped it. */
     DROPPED,
+    /** It answered a pending ask ({@link dev.pulsebus.event.Ask}), or cancelled asks: consumed, not routed or published. */
+    ANSWERED,
     /** A command took it (whatever the command's outcome); not published on the bus. */
     COMMAND,
     /** Published on the event bus. */

@@ -1,6 +1,7 @@
 package dev.pulsebus.pipeline;
 
 import dev.pulsebus.command.CommandSource;
+import dev.pulsebus.event.Ask;
 import dev.pulsebus.event.GroupMessage;
 import dev.pulsebus.event.MessageEvent;
 import java.util.Locale;
@@ -49,5 +50,10 @@ final class MessageCommandSource implements CommandSource {
     @Override
     public CompletionStage<String> reply(String reply) {
         return pipeline.reply(event, reply);
+    }
+
+    @Override
+    public CompletionStage<MessageEvent> ask(Ask ask) {
+        return pipeline.ask(event, ask);
     }
 }

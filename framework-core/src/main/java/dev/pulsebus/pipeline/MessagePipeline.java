@@ -4,12 +4,14 @@ import dev.pulsebus.internal.Require;
 import dev.pulsebus.bus.EventBus;
 import dev.pulsebus.command.CommandRouter;
 import dev.pulsebus.command.Outcome;
+import dev.pulsebus.event.Ask;
 import dev.pulsebus.event.ChatRef;
 import dev.pulsebus.event.Event;
 import dev.pulsebus.event.Message;
 import dev.pulsebus.event.MessageEvent;
 import dev.pulsebus.event.ReplyChannel;
 import dev.pulsebus.event.Self;
+import dev.pulsebus.internal.ClockTimer;
 import dev.pulsebus.internal.FailureLog;
 import dev.pulsebus.internal.LruTable;
 import dev.pulsebus.transcript.TranscriptRecord;
@@ -26,6 +28,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.LongAdder;
@@ -39,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * The path of a platform message, in and out:
  *
  * <pre>
- * adapter -> deduplicate -> middleware (priority order) -> transcript -> command router -> event bus
+ * adapter -> deduplicate -> middleware (priority order) -> transcript -> pending asks -> command router -> event bus
  *                                                                          | hit                | miss
  *                                                                          v                    v
  *                                                                      command handler    subscribers
@@ -57,6 +60,11 @@ import org.slf4j.LoggerFactory;
  * event's {@code reply}, or {@link #message(Self)} to any chat, go through the platform's adapter; the returned stage
  * completes with the platform's message id or fails, and every failure is also counted in {@code
  * pulsebus_messages_sent_total{result="failed"}} and logged. Sent messages are recorded in the transcript too.
+ *
+ * <p><b>Asks</b> ({@link MessageEvent#ask}) wait for a chat's next message: a message that answers one is
+ * consumed before the router sees it ({@link InboundResult#ANSWERED}); with no ask pending in its chat a
+ * message pays one map probe. Bounded per chat and in all ({@link Builder#maxAsks}); nothing survives a
+ * restart.
  *
  * <p>The pipeline owns its adapters and its transcript writer: {@link #close()} stops and closes them.
  * The bus and the router are the caller's.
@@ -80,6 +88,7 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
     private final MeterRegistry registry;
     private final List<Meter> meters = new ArrayList<>();
     private final ReplyChannel replies = new Replies();
+    private final Conversations conversations;
 
     private final LongAdder received = new LongAdder();
     private final LongAdder duplicates = new LongAdder();
@@ -106,6 +115,8 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
         this.locale = b.locale;
         this.clock = b.clock;
         this.registry = b.meterRegistry;
+        this.conversations = new Conversations(new ClockTimer("pulsebus-ask-timer", clock, b.askRecheck),
+                b.askTimeout, b.maxAsksPerChat, b.maxAsks, b.cancelWords, this::cancelled);
         bindMeters();
     }
 
@@ -178,6 +189,9 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
         if (event instanceof MessageEvent me) {
             if (transcripts != null && recorded(me.chat())) {
                 transcripts.record(me.chat(), me.userId(), me.time(), me.messageId(), me.message(), false);
+            }
+            if (conversations.offer(me)) {
+                return InboundResult.ANSWERED;
             }
             if (router != null) {
                 Outcome outcome = router.route(new MessageCommandSource(me, locale, this));
@@ -254,12 +268,36 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
         }
     }
 
-    /** How replies made through a {@link MessageEvent} leave: through this pipeline. */
+    /** How replies and asks made through a {@link MessageEvent} leave: through this pipeline. */
     private final class Replies implements ReplyChannel {
         @Override
         public CompletionStage<String> reply(MessageEvent to, Message message) {
             return send(new OutboundMessage(to.self(), to.chat(), message, to.messageId()));
         }
+
+        @Override
+        public CompletionStage<MessageEvent> ask(MessageEvent to, Ask ask) {
+            return conversations.ask(to, ask);
+        }
+    }
+
+    /**
+     * Asks the chat of {@code to} as {@link MessageEvent#ask(Ask)} does. The returned future is the ask's
+     * own: completing or cancelling it from outside (an owner going away) withdraws the ask.
+     */
+    public CompletableFuture<MessageEvent> ask(MessageEvent to, Ask ask) {
+        return conversations.ask(bind(to) instanceof MessageEvent bound ? bound : to, Objects.requireNonNull(ask, "ask"));
+    }
+
+    /** How many asks are pending, in every chat. */
+    public int pendingAsks() {
+        return conversations.pending();
+    }
+
+    /** Answers a {@code /cancel} that ended asks, in the pipeline's language. */
+    private void cancelled(MessageEvent message) {
+        String text = router != null ? router.text(locale, "ask.cancelled") : "Cancelled.";
+        reply(message, text);
     }
 
     private void recordSent(OutboundMessage message, String id) {
@@ -302,6 +340,7 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
      */
     public void close(Duration timeout) throws Exception {
         stopAdapters();
+        conversations.close();
         if (transcripts != null) {
             transcripts.close(timeout);
         }
@@ -321,6 +360,7 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
         counter("pulsebus.pipeline.middleware.errors", middlewareErrors, "Middleware failures", null);
         counter("pulsebus.messages.sent", sent, "Outbound messages by result", "ok");
         counter("pulsebus.messages.sent", sendFailures, "Outbound messages by result", "failed");
+        conversations.bindMeters(registry, meters);
         meters.add(FunctionCounter.builder("pulsebus.messages.dedupe.evictions", seen, LruTable::evictions)
                 .description("Event ids forgotten by the deduplication table").register(registry));
     }
@@ -431,6 +471,11 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
         private Locale locale = Locale.ENGLISH;
         private Clock clock = Clock.systemUTC();
         private MeterRegistry meterRegistry;
+        private Duration askTimeout = Duration.ofMinutes(5);
+        private int maxAsksPerChat = 16;
+        private int maxAsks = 10_000;
+        private Set<String> cancelWords = Set.of("/cancel");
+        private Duration askRecheck = Duration.ofSeconds(1);
 
         private Builder(EventBus bus) {
             this.bus = Objects.requireNonNull(bus, "bus");
@@ -493,6 +538,43 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
 
         public Builder meterRegistry(MeterRegistry registry) {
             this.meterRegistry = Objects.requireNonNull(registry, "registry");
+            return this;
+        }
+
+        /** How long an ask waits for its answer unless it says otherwise ({@link Ask#timeout}). Default 5 min. */
+        public Builder askTimeout(Duration timeout) {
+            this.askTimeout = Require.positive(timeout, "askTimeout");
+            return this;
+        }
+
+        /** Pending asks kept per chat; a new one beyond it ends the chat's oldest. Default 16. */
+        public Builder maxAsksPerChat(int max) {
+            this.maxAsksPerChat = Require.atLeast(max, 1, "maxAsksPerChat");
+            return this;
+        }
+
+        /** Pending asks kept in all; a new one beyond it ends the oldest. Default 10,000. */
+        public Builder maxAsks(int max) {
+            this.maxAsks = Require.atLeast(max, 1, "maxAsks");
+            return this;
+        }
+
+        /**
+         * The messages that cancel the sender's pending asks in a chat (compared without case and surrounding
+         * spaces), answered with the catalogue's {@code ask.cancelled}. Default {@code /cancel}; none turns
+         * cancelling off.
+         */
+        public Builder cancelWords(String... words) {
+            this.cancelWords = Set.of(words);
+            return this;
+        }
+
+        /**
+         * How often the ask timer reads the clock at least, so a clock that jumps (a test's fake clock)
+         * is noticed within it; with a steady clock timeouts fire on time whatever this is. Default 1 s.
+         */
+        public Builder askRecheck(Duration every) {
+            this.askRecheck = Require.positive(every, "askRecheck");
             return this;
         }
 

@@ -9,11 +9,17 @@ import dev.pulsebus.command.CommandRouter;
 import dev.pulsebus.command.Outcome;
 import dev.pulsebus.pipeline.InMemoryAdapter;
 import dev.pulsebus.pipeline.MessagePipeline;
+import dev.pulsebus.event.Ask;
+import dev.pulsebus.event.AskException;
+import dev.pulsebus.event.GroupMessage;
 import dev.pulsebus.event.Message;
+import dev.pulsebus.event.MessageEvent;
 import dev.pulsebus.testing.Await;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -92,6 +98,34 @@ class ModuleHostTest {
                 return java.util.concurrent.CompletableFuture.completedFuture("none");
             }
         });
+    }
+
+    @Test
+    void unloadingAModuleFailsTheAsksOfItsCommandsAndHandlers() throws Exception {
+        List<CompletionStage<MessageEvent>> asks = new CopyOnWriteArrayList<>();
+        List<Object> dialogEnd = new CopyOnWriteArrayList<>();
+        host.load(new TestModule("dialogs", ctx -> {
+            ctx.commands().register(Command.named("register").blocking().handler(call -> {
+                try {
+                    call.askText("Name?");
+                } catch (AskException e) {
+                    dialogEnd.add(e.reason());
+                }
+            }));
+            ctx.bus().on(GroupMessage.class).filter(m -> m.message().plainText().equals("ask me"))
+                    .subscribe(m -> asks.add(m.ask(Ask.of("Yes?").anyoneInChat())));
+        }));
+        adapter.inject(adapter.groupMessage("g1", "ann", Message.text("/register")));
+        adapter.inject(adapter.groupMessage("g2", "bob", Message.text("ask me")));
+        assertThat(Await.until(Duration.ofSeconds(10), () -> pipeline.pendingAsks() == 2)).isTrue();
+
+        host.unload("dialogs");
+
+        assertThat(Await.until(Duration.ofSeconds(10), () -> dialogEnd.size() == 1)).isTrue();
+        assertThat(dialogEnd).containsExactly(AskException.Reason.UNLOADED);
+        assertThat(asks).singleElement().satisfies(a -> assertThatThrownBy(() -> a.toCompletableFuture().join())
+                .hasCauseInstanceOf(AskException.class).hasMessageContaining("module 'dialogs' unloaded"));
+        assertThat(pipeline.pendingAsks()).isZero();
     }
 
     @Test

@@ -184,7 +184,8 @@ final class HttpChat implements Adapter {
                 }
                 try {
                     InboundResult result = inbound.accept(m);
-                    if (result == InboundResult.COMMAND || result == InboundResult.PUBLISHED) {
+                    if (result == InboundResult.COMMAND || result == InboundResult.PUBLISHED
+                            || result == InboundResult.ANSWERED) {
                         handled.increment();
                     }
                 } catch (RuntimeException e) {

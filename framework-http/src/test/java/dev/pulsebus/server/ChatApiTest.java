@@ -94,6 +94,44 @@ class ChatApiTest {
     }
 
     @Test
+    void registerIsADialogOfTypedQuestionsThroughTheChatApi() throws Exception {
+        t.say("reg", "ann", "/register");
+        waitForReplies("reg", 1);
+        t.say("reg", "bob", "/echo not an answer"); // another user: runs as usual
+        waitForReplies("reg", 2);
+        t.say("reg", "ann", "Ann");
+        waitForReplies("reg", 3);
+        t.say("reg", "ann", "thirty");
+        waitForReplies("reg", 4);
+        t.say("reg", "ann", "31");
+        waitForReplies("reg", 5);
+        t.say("reg", "ann", "20");
+        waitForReplies("reg", 6);
+        t.say("reg", "ann", "/recall profile");
+
+        assertThat(waitForReplies("reg", 7)).containsExactly(
+                "What is your name? (/cancel stops)",
+                "not an answer",
+                "How old are you, Ann?",
+                "Expected a number, got 'thirty'. How old are you, Ann?",
+                "Your favourite die: how many sides?",
+                "Registered Ann (31), who rolls d20. /recall profile shows it.",
+                "profile: Ann, 31, d20");
+    }
+
+    @Test
+    void cancelStopsTheDialogAndTheNextMessageIsOrdinaryAgain() throws Exception {
+        t.say("cx", "ann", "/register");
+        waitForReplies("cx", 1);
+        t.say("cx", "ann", "/cancel");
+        waitForReplies("cx", 2);
+        t.say("cx", "ann", "/echo back to normal");
+
+        assertThat(waitForReplies("cx", 3)).containsExactly("What is your name? (/cancel stops)", "Cancelled.",
+                "back to normal");
+    }
+
+    @Test
     void historyIsOldestFirstWithLimitAndBefore() throws Exception {
         for (int i = 1; i <= 5; i++) {
             assertThat(t.say("hist", "ann", "line " + i).statusCode()).isEqualTo(201);

@@ -1,16 +1,23 @@
 package dev.pulsebus.server.example;
 
 import dev.pulsebus.command.Command;
+import dev.pulsebus.event.Ask;
+import dev.pulsebus.event.ChatRef;
+import dev.pulsebus.event.Self;
 import dev.pulsebus.kv.Kv;
 import dev.pulsebus.module.BotModule;
 import dev.pulsebus.module.ModuleContext;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * The module the shipped server runs: {@code /echo TEXT}, {@code /roll [SIDES]}, and a KV-backed
- * {@code /remember KEY TEXT} and {@code /recall KEY}, per user. ({@code /help} is the router's own.)
- * Turn it off with {@code [modules.example] enabled = false}.
+ * The module the shipped server runs: {@code /echo TEXT}, {@code /roll [SIDES]}, a KV-backed
+ * {@code /remember KEY TEXT} and {@code /recall KEY}, per user, a {@code /register} dialog of three typed
+ * questions (stopped by {@code /cancel}), and a daily message in one room of the HTTP chat
+ * ({@code daily_room}, default {@code lobby}, at {@code daily_cron} in {@code daily_zone}, default
+ * {@code 0 9 * * *} UTC; {@code daily_room = ""} turns it off). ({@code /help} is the router's own.) Turn
+ * it off with {@code [modules.example] enabled = false}.
  */
 public final class ExampleModule implements BotModule {
 
@@ -24,9 +31,33 @@ public final class ExampleModule implements BotModule {
         return "1.0";
     }
 
+    /** The bot of the HTTP chat platform, which the daily message is sent as. */
+    private static final Self HTTP_BOT = new Self("http", "bot");
+
     @Override
     public void onLoad(ModuleContext ctx) {
         Kv kv = ctx.kv();
+        ctx.commands().register(Command.named("register").usage("/register")
+                .help("Asks three questions and remembers the answers (/cancel stops).")
+                .blocking() // a dialog waits for answers: on a virtual thread of its own
+                .handler(call -> {
+                    String name = call.askText("What is your name? (/cancel stops)");
+                    int age = call.askInt("How old are you, " + name + "?");
+                    if (age < 0 || age > 150) {
+                        call.reply("Nobody is " + age + ". Registration stopped.");
+                        return;
+                    }
+                    int sides = call.askInt(Ask.of("Your favourite die: how many sides?").number());
+                    kv.set(call.source().userId() + "/profile", name + ", " + age + ", d" + sides);
+                    call.reply("Registered " + name + " (" + age + "), who rolls d" + sides + ". /recall profile shows it.");
+                }));
+        String room = ctx.settings().getOrDefault("daily_room", "lobby").strip();
+        if (!room.isEmpty()) {
+            String cron = ctx.settings().getOrDefault("daily_cron", "0 9 * * *");
+            ZoneId zone = ZoneId.of(ctx.settings().getOrDefault("daily_zone", "UTC"));
+            ctx.schedule(cron, zone, () -> ctx.pipeline().message(HTTP_BOT).to(ChatRef.group("http", room))
+                    .text("Good morning! Try /roll, or /register if you have not.").send());
+        }
         ctx.commands().register(Command.named("echo").usage("/echo <text>").help("Says the text back.")
                 .handler(call -> call.reply(call.rest().isBlank() ? "(nothing to echo)" : call.rest())));
         ctx.commands().register(Command.named("roll").usage("/roll [sides]").help("Rolls a die (6 sides by default).")

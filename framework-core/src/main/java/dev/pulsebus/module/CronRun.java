@@ -1,0 +1,188 @@
+package dev.pulsebus.module;
+
+import dev.pulsebus.internal.ClockTimer;
+import dev.pulsebus.internal.FailureLog;
+import dev.pulsebus.kv.Kv;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link CronJob}: the next time is put on the host's {@link ClockTimer}; when it comes, the time after
+ * it is put there first (from the due time, so a slow run moves nothing), then the run starts on a virtual
+ * thread unless the previous one still runs.
+ */
+final class CronRun implements CronJob {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CronJob.class);
+
+    private final String module;
+    private final Cron cron;
+    private final Runnable job;
+    private final ClockTimer timer;
+    private final Supplier<Kv> kv;
+    private final FailureLog failures;
+    private final AtomicBoolean running = new AtomicBoolean();
+    private final LongAdder runs = new LongAdder();
+    private final LongAdder skipped = new LongAdder();
+    private final @Nullable Counter ok;
+    private final @Nullable Counter failed;
+    private final @Nullable Counter skippedCounter;
+    private final Object lock = new Object();
+    private ClockTimer.@Nullable Timeout next;
+    private @Nullable Instant nextTime;
+    private boolean cancelled;
+    /** Set by {@link #catchUp()}: each run's time is written to the module's KV. */
+    private volatile @Nullable Kv keeping;
+
+    CronRun(String module, Cron cron, Runnable job, ClockTimer timer, Supplier<Kv> kv, @Nullable MeterRegistry registry) {
+        this.module = module;
+        this.cron = cron;
+        this.job = job;
+        this.timer = timer;
+        this.kv = kv;
+        this.failures = new FailureLog(LOG, "Scheduled job '" + cron + "' of module '" + module + "'");
+        this.ok = counter(registry, "ok");
+        this.failed = counter(registry, "failed");
+        this.skippedCounter = counter(registry, "skipped");
+    }
+
+    private @Nullable Counter counter(@Nullable MeterRegistry registry, String result) {
+        return registry == null ? null : Counter.builder("pulsebus.schedule.runs").tag("module", module)
+                .tag("result", result).description("Runs of modules' cron jobs: ok, failed, or skipped because "
+                        + "the run before was still going").register(registry);
+    }
+
+    /** Puts the first time on the timer. */
+    CronRun start() {
+        planAfter(timer.clock().instant());
+        return this;
+    }
+
+    private void planAfter(Instant after) {
+        synchronized (lock) {
+            if (cancelled) {
+                return;
+            }
+            Instant t = cron.next(after);
+            nextTime = t;
+            next = t == null ? null : timer.at(t.toEpochMilli(), () -> due(t));
+        }
+    }
+
+    /** On the timer's thread, at {@code time}. */
+    private void due(Instant time) {
+        planAfter(time);
+        run(time);
+    }
+
+    private void run(Instant time) {
+        if (!running.compareAndSet(false, true)) {
+            skipped.increment();
+            if (skippedCounter != null) {
+                skippedCounter.increment();
+            }
+            LOG.debug("Scheduled job {} of module {}: the run of {} is skipped, the one before still runs", cron,
+                    module, time);
+            return;
+        }
+        runs.increment();
+        try {
+            Thread.ofVirtual().name("pulsebus-module-" + module).start(() -> {
+                try {
+                    Kv k = keeping;
+                    if (k != null) {
+                        k.set(key(), time.toString());
+                    }
+                    job.run();
+                    if (ok != null) {
+                        ok.increment();
+                    }
+                } catch (Throwable t) {
+                    if (failed != null) {
+                        failed.increment();
+                    }
+                    failures.failed(t, "running (time " + time + ")");
+                } finally {
+                    running.set(false);
+                }
+            });
+        } catch (RuntimeException | OutOfMemoryError cannotStart) {
+            running.set(false);
+            throw cannotStart;
+        }
+    }
+
+    private String key() {
+        return "pulsebus.schedule/" + cron.expression() + "/" + cron.zone().getId();
+    }
+
+    @Override
+    public CronJob catchUp() {
+        Kv k = kv.get();
+        String last = k.get(key());
+        Instant now = timer.clock().instant();
+        keeping = k;
+        if (last == null) {
+            k.set(key(), now.toString());
+            return this;
+        }
+        Instant lastRun;
+        try {
+            lastRun = Instant.parse(last);
+        } catch (DateTimeParseException bad) {
+            LOG.warn("Scheduled job {} of module {}: its last run '{}' in KV cannot be read; nothing is replayed", cron,
+                    module, last);
+            k.set(key(), now.toString());
+            return this;
+        }
+        Instant missed = cron.next(lastRun);
+        if (missed != null && !missed.isAfter(now)) {
+            LOG.info("Scheduled job {} of module {}: replaying, once, the run of {} missed while the bot was down",
+                    cron, module, missed);
+            run(now); // kept as now: a restart soon after does not replay it again
+        }
+        return this;
+    }
+
+    @Override
+    public @Nullable Instant nextRun() {
+        synchronized (lock) {
+            return nextTime;
+        }
+    }
+
+    @Override
+    public long runs() {
+        return runs.sum();
+    }
+
+    @Override
+    public long skipped() {
+        return skipped.sum();
+    }
+
+    @Override
+    public void cancel() {
+        synchronized (lock) {
+            cancelled = true;
+            nextTime = null;
+            if (next != null) {
+                next.cancel();
+                next = null;
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "CronJob[" + cron + ", module " + module + "]";
+    }
+}
