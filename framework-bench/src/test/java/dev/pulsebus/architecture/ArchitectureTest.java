@@ -45,7 +45,7 @@ class ArchitectureTest {
         Map<String, Path> roots = new LinkedHashMap<>();
         for (String entry : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
             Path p = Path.of(entry).toAbsolutePath().normalize();
-            for (String module : List.of("framework-core", "framework-storage", "framework-http")) {
+            for (String module : List.of("framework-core", "framework-storage", "framework-cluster", "framework-http")) {
                 String file = p.getFileName().toString();
                 boolean classes = p.endsWith(Path.of(module, "target", "classes"));
                 boolean jar = file.startsWith(module + "-") && file.endsWith(".jar") && !file.endsWith("-tests.jar");
@@ -55,7 +55,8 @@ class ArchitectureTest {
             }
         }
         roots.put("framework-bench", Path.of("target", "classes").toAbsolutePath());
-        assertThat(roots).containsOnlyKeys("framework-core", "framework-storage", "framework-http", "framework-bench");
+        assertThat(roots).containsOnlyKeys("framework-core", "framework-storage", "framework-cluster", "framework-http",
+                "framework-bench");
         for (Map.Entry<String, Path> root : roots.entrySet()) {
             MODULES.put(root.getKey(), read(root.getValue()));
         }
@@ -64,13 +65,21 @@ class ArchitectureTest {
 
     @Test
     void coreImportsNoOtherModule() {
-        assertThat(violations("framework-core", "dev.pulsebus.storage", "dev.pulsebus.server", "dev.pulsebus.bench"))
+        assertThat(violations("framework-core", "dev.pulsebus.storage", "dev.pulsebus.cluster", "dev.pulsebus.server",
+                "dev.pulsebus.bench"))
                 .isEmpty();
     }
 
     @Test
     void storageImportsNeitherHttpNorBench() {
-        assertThat(violations("framework-storage", "dev.pulsebus.server", "dev.pulsebus.bench")).isEmpty();
+        assertThat(violations("framework-storage", "dev.pulsebus.cluster", "dev.pulsebus.server", "dev.pulsebus.bench"))
+                .isEmpty();
+    }
+
+    @Test
+    void clusterImportsNeitherStorageNorHttpNorBench() {
+        assertThat(violations("framework-cluster", "dev.pulsebus.storage", "dev.pulsebus.server", "dev.pulsebus.onebot",
+                "dev.pulsebus.telegram", "dev.pulsebus.bench")).isEmpty();
     }
 
     @Test

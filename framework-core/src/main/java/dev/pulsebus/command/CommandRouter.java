@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Turns a message such as {@code /weather tokyo} into a call of the right command, or a polite refusal.
@@ -101,6 +102,7 @@ public interface CommandRouter {
         int tableCapacity = 4096;
         MeterRegistry meterRegistry;
         QuotaStore quotaStore = QuotaStore.none();
+        @Nullable SharedControls sharedControls;
         final Map<String, Map<String, String>> messages = new HashMap<>();
         boolean helpCommand = true;
         boolean replyToUnknown;
@@ -165,6 +167,15 @@ public interface CommandRouter {
         /** Where quota counts persist. Default: nowhere (see {@link QuotaStore#none()}). */
         public Builder quotaStore(QuotaStore store) {
             this.quotaStore = Objects.requireNonNull(store, "store");
+            return this;
+        }
+
+        /**
+         * Decides cooldowns, rate limits and quotas in {@code shared} (several instances of one bot), this
+         * router's own tables standing in while it cannot answer. Default: none, the tables alone.
+         */
+        public Builder sharedControls(SharedControls shared) {
+            this.sharedControls = Objects.requireNonNull(shared, "shared");
             return this;
         }
 

@@ -1,6 +1,7 @@
 package dev.pulsebus.command;
 
 import dev.pulsebus.internal.LruTable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A cooldown, a rate limit or a quota of one command: a bounded {@link LruTable} of per-key state
@@ -24,14 +25,54 @@ abstract sealed class Control permits Cooldown, RateLimit, Quota {
         this.label = label;
     }
 
+    /** Where the control is decided when instances share it; null: this router's table alone. */
+    private @Nullable SharedControls shared;
+    /** The command's path, in the shared store's keys. */
+    private String path = "";
+
+    /** Decides in {@code shared} from now on, this table standing in while it cannot answer. */
+    final void share(SharedControls shared, String path) {
+        this.shared = shared;
+        this.path = path;
+    }
+
     /**
-     * Grants the call to {@code key} at {@code now} (epoch millis) and records it, or refuses it.
+     * Grants the call to {@code key} at {@code now} (epoch millis) and records it, or refuses it: in the
+     * shared store when there is one and it answers, else in this router's table.
      *
      * @return {@link #GRANTED}, {@link #SILENT}, or the millis to wait (tell the caller)
      */
+    final long acquire(String key, long now) {
+        SharedControls s = shared;
+        if (s != null) {
+            long r = askShared(s, path + '\u0000' + key, now);
+            if (r != SharedControls.UNAVAILABLE) {
+                return r;
+            }
+        }
+        return tryAcquire(key, now);
+    }
+
+    /** Takes back the grant just made to {@code key}, where {@link #acquire} would decide now. */
+    final void giveBack(String key, long now) {
+        SharedControls s = shared;
+        if (s == null || !s.release(label, path + '\u0000' + key, periodKey(now))) {
+            release(key);
+        }
+    }
+
+    /** {@link #acquire} in the shared store: its answer, or {@link SharedControls#UNAVAILABLE}. */
+    abstract long askShared(SharedControls shared, String sharedKey, long now);
+
+    /** The calendar period a quota counts in at {@code now}; empty for the other controls. */
+    String periodKey(long now) {
+        return "";
+    }
+
+    /** Grants or refuses in this router's table (see {@link #acquire}). */
     abstract long tryAcquire(String key, long now);
 
-    /** Takes back the grant just made to {@code key} (another control refused the call). */
+    /** Takes back the grant just made to {@code key} in this router's table (another control refused the call). */
     abstract void release(String key);
 
     /** The answer to a refusal with {@code waitMillis} to wait. */

@@ -41,6 +41,11 @@ final class Cooldown extends Control {
     }
 
     @Override
+    long askShared(SharedControls shared, String sharedKey, long now) {
+        return shared.cooldown(sharedKey, windowMillis, now);
+    }
+
+    @Override
     void release(String key) {
         synchronized (table) {
             State s = table.get(key);

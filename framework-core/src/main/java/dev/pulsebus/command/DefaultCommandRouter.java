@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Matcher;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,6 +42,7 @@ final class DefaultCommandRouter implements CommandRouter {
     private final Clock clock;
     private final int capacity;
     private final QuotaStore quotaStore;
+    private final @Nullable SharedControls shared;
     private final MeterRegistry registry;
     private final MessageCatalog catalog;
     private final LongAdder unknown = new LongAdder();
@@ -73,6 +75,7 @@ final class DefaultCommandRouter implements CommandRouter {
         this.clock = b.clock;
         this.capacity = b.tableCapacity;
         this.quotaStore = b.quotaStore;
+        this.shared = b.sharedControls;
         this.registry = b.meterRegistry;
         this.catalog = new MessageCatalog(b.messages);
         this.blockingSlots = new Semaphore(b.maxBlockingCalls);
@@ -215,9 +218,9 @@ final class DefaultCommandRouter implements CommandRouter {
             for (; granted < controls.length; granted++) {
                 Control c = controls[granted];
                 String key = c.scope.keyOf(source);
-                long r = c.tryAcquire(key, now);
+                long r = c.acquire(key, now);
                 if (r != Control.GRANTED) {
-                    release(controls, granted, source);
+                    release(controls, granted, source, now);
                     String answer = r == Control.SILENT ? null
                             : c.refusal(call.messages(), shownPrefix + e.path, r);
                     return refuse(e, call, c.outcome, answer);
@@ -265,7 +268,7 @@ final class DefaultCommandRouter implements CommandRouter {
             };
             return refuse(e, call, Outcome.OK, answer);
         } catch (CommandArgumentException bad) {
-            release(controls, granted, source);
+            release(controls, granted, source, clock.millis());
             return refuse(e, call, Outcome.BAD_ARGS,
                     call.messages().format("bad_args", "error", bad.getMessage(), "usage", e.usage));
         } catch (Throwable t) {
@@ -288,9 +291,9 @@ final class DefaultCommandRouter implements CommandRouter {
         }
     }
 
-    private static void release(Control[] controls, int granted, CommandSource source) {
+    private static void release(Control[] controls, int granted, CommandSource source, long now) {
         for (int i = granted - 1; i >= 0; i--) {
-            controls[i].release(controls[i].scope.keyOf(source));
+            controls[i].giveBack(controls[i].scope.keyOf(source), now);
         }
     }
 
@@ -404,6 +407,11 @@ final class DefaultCommandRouter implements CommandRouter {
         }
         if (c.quota > 0) {
             controls.add(new Quota(c.quota, c.quotaPeriod, c.quotaScope, capacity, clock.getZone(), path, quotaStore));
+        }
+        if (shared != null) {
+            for (Control control : controls) {
+                control.share(shared, path);
+            }
         }
         String usage = c.usage != null ? c.usage : shownPrefix + path;
         String keyword = c.keyword == null ? null : fold ? NameTable.fold(c.keyword) : c.keyword;

@@ -61,6 +61,17 @@ final class Quota extends Control {
     }
 
     @Override
+    long askShared(SharedControls shared, String sharedKey, long now) {
+        Instant at = Instant.ofEpochMilli(now);
+        return shared.quota(sharedKey, period.start(at, zone).toString(), limit, period.endMillis(at, zone), now);
+    }
+
+    @Override
+    String periodKey(long now) {
+        return period.start(Instant.ofEpochMilli(now), zone).toString();
+    }
+
+    @Override
     void release(String key) {
         synchronized (table) {
             State s = table.get(key);

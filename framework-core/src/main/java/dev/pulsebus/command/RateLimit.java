@@ -68,6 +68,11 @@ final class RateLimit extends Control {
     }
 
     @Override
+    long askShared(SharedControls shared, String sharedKey, long now) {
+        return shared.rateLimit(sharedKey, limit, windowMillis, now);
+    }
+
+    @Override
     void release(String key) {
         synchronized (table) {
             State s = table.get(key);

@@ -1,5 +1,6 @@
 package dev.pulsebus.server;
 
+import dev.pulsebus.cluster.ClusterSettings;
 import dev.pulsebus.config.Config;
 import dev.pulsebus.config.ConfigException;
 import dev.pulsebus.config.ConfigSnapshot;
@@ -25,13 +26,14 @@ public record ServerConfig(
         Path dataDir, String jdbcUrl, String username, String password, String synchronous, long cacheSize,
         int keepPerChat, int maxAgeDays, int slowHandlerMs,
         Path modulesDir, Map<String, Map<String, String>> modules, List<OneBotSettings> onebot,
-        @Nullable TelegramSettings telegram, @Nullable Path file) {
+        @Nullable TelegramSettings telegram, ClusterSettings cluster, @Nullable Path file) {
 
     /** This configuration with its modules folder at {@code dir} (no setting names it: it is {@code modules}). */
     ServerConfig withModulesDir(Path dir) {
         return new ServerConfig(host, port, token, maxBodyBytes, maxHeaderBytes, maxConnections, requestTimeoutMs,
                 maxPendingMessages, maxPollTimeoutMs, shutdownTimeoutMs, instance, metricsEnabled, dataDir, jdbcUrl,
-                username, password, synchronous, cacheSize, keepPerChat, maxAgeDays, slowHandlerMs, dir, modules, onebot, telegram, file);
+                username, password, synchronous, cacheSize, keepPerChat, maxAgeDays, slowHandlerMs, dir, modules, onebot,
+                telegram, cluster, file);
     }
 
     private static final Map<String, Set<String>> KNOWN = Map.of(
@@ -42,6 +44,7 @@ public record ServerConfig(
             "storage", Set.of("data_dir", "jdbc_url", "username", "password", "synchronous", "cache_size"),
             "transcript", Set.of("keep_per_chat", "max_age_days"),
             "bus", Set.of("slow_handler_ms"),
+            "cluster", ClusterSettings.KEYS,
             "modules", Set.of(),
             "adapters", Set.of());
     /** The adapters' sections, {@code [adapters.onebot11]} and {@code [adapters.onebot12]}, by OneBot version. */
@@ -117,6 +120,16 @@ public record ServerConfig(
             }
         }
         Reader r = new Reader(snapshot, source);
+        Map<String, String> clusterValues = new LinkedHashMap<>();
+        for (String k : ClusterSettings.KEYS) {
+            Object v = snapshot.asMap().get("cluster." + k);
+            if (v != null) {
+                clusterValues.put(k, v.toString());
+            }
+        }
+        ClusterSettings cluster = ClusterSettings.read(clusterValues, source);
+        String jdbcUrl = r.text("storage", "jdbc_url", "");
+        cluster.checkSharedStorage(jdbcUrl, source);
         return new ServerConfig(
                 r.text("server", "host", "127.0.0.1"),
                 r.integer("server", "port", 8080, 0, 65535),
@@ -131,7 +144,7 @@ public record ServerConfig(
                 r.text("bot", "instance", ""),
                 r.bool("metrics", "enabled", true),
                 Path.of(r.text("storage", "data_dir", "data")),
-                r.text("storage", "jdbc_url", ""),
+                jdbcUrl,
                 r.text("storage", "username", ""),
                 r.text("storage", "password", ""),
                 r.text("storage", "synchronous", "NORMAL"),
@@ -144,7 +157,8 @@ public record ServerConfig(
                         Map.Entry::getKey, e -> Map.copyOf(e.getValue()))),
                 adapters.entrySet().stream().filter(e -> !e.getKey().equals(TELEGRAM)).map(e -> OneBotSettings.read(
                         ADAPTERS.getOrDefault(e.getKey(), 11), e.getValue(), source)).toList(), // keys checked above
-                adapters.containsKey(TELEGRAM) ? TelegramSettings.read(adapters.get(TELEGRAM), source) : null, file);
+                adapters.containsKey(TELEGRAM) ? TelegramSettings.read(adapters.get(TELEGRAM), source) : null, cluster,
+                file);
     }
 
     /** This config with the command line's overrides. */
@@ -152,7 +166,7 @@ public record ServerConfig(
         return new ServerConfig(host, port != null ? port : this.port, token, maxBodyBytes, maxHeaderBytes,
                 maxConnections, requestTimeoutMs, maxPendingMessages, maxPollTimeoutMs, shutdownTimeoutMs, instance,
                 metricsEnabled, dataDir != null ? dataDir : this.dataDir, jdbcUrl, username, password, synchronous,
-                cacheSize, keepPerChat, maxAgeDays, slowHandlerMs, modulesDir, modules, onebot, telegram, file);
+                cacheSize, keepPerChat, maxAgeDays, slowHandlerMs, modulesDir, modules, onebot, telegram, cluster, file);
     }
 
     /** Typed reads of one setting with its default and range, naming the setting when it is wrong. */

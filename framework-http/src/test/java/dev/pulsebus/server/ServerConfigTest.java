@@ -103,4 +103,46 @@ class ServerConfigTest {
                 .contains(PulseBusServer.VERSION, BuildInfo.CURRENT.commit());
         assertThat(BuildInfo.CURRENT.commit()).as("built from this checkout").isNotEqualTo("unknown");
     }
+
+    @Test
+    void theClusterSectionIsReadWithItsDefaults() throws Exception {
+        assertThat(ServerConfig.defaults().cluster().enabled()).isFalse();
+        assertThat(ServerConfig.defaults().cluster().partitions()).isEqualTo(64);
+        Path f = write("[storage]\njdbc_url = \"jdbc:postgresql://127.0.0.1:5432/test\"\n[cluster]\nenabled = true\n"
+                + "instance = \"a\"\nbroker = \"amqp://guest:guest@127.0.0.1:5672\"\npartitions = 8\n"
+                + "redis = \"redis://127.0.0.1:6379\"\n");
+        ServerConfig c = ServerConfig.load(f, false, Map.of("PULSEBUS_CLUSTER_PARTITIONS", "16"));
+        assertThat(c.cluster().enabled()).isTrue();
+        assertThat(c.cluster().instance()).isEqualTo("a");
+        assertThat(c.cluster().partitions()).isEqualTo(16);
+        assertThat(c.cluster().broker().getPort()).isEqualTo(5672);
+        assertThat(c.cluster().redis().getPort()).isEqualTo(6379);
+    }
+
+    @Test
+    void aClusterOnSqliteIsRefusedWithTheReason() throws Exception {
+        Path f = write("[cluster]\nenabled = true\n");
+        assertThatThrownBy(() -> ServerConfig.load(f, false, Map.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("cluster.enabled needs storage.jdbc_url on PostgreSQL or MariaDB")
+                .hasMessageContaining("SQLite");
+        Path g = write("[storage]\njdbc_url = \"jdbc:sqlite:x.db\"\n[cluster]\nenabled = true\n");
+        assertThatThrownBy(() -> ServerConfig.load(g, false, Map.of())).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("jdbc:sqlite:x.db");
+        Path mariadb = write("[storage]\njdbc_url = \"jdbc:mariadb://127.0.0.1:3306/test\"\n[cluster]\nenabled = true\n");
+        assertThat(ServerConfig.load(mariadb, false, Map.of()).cluster().enabled()).isTrue();
+    }
+
+    @Test
+    void badClusterValuesNameTheSetting() throws Exception {
+        String pg = "[storage]\njdbc_url = \"jdbc:postgresql://127.0.0.1:5432/test\"\n[cluster]\nenabled = true\n";
+        assertThatThrownBy(() -> ServerConfig.load(write(pg + "broker = \"nats://127.0.0.1:4222\"\n"), false, Map.of()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("RabbitMQ only");
+        assertThatThrownBy(() -> ServerConfig.load(write(pg + "partitions = 0\n"), false, Map.of()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("cluster.partitions must be between 1 and 1024");
+        assertThatThrownBy(() -> ServerConfig.load(write(pg + "redis = \"http://x\"\n"), false, Map.of()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("cluster.redis must be a redis:// URL");
+        assertThatThrownBy(() -> ServerConfig.load(write(pg + "members = 3\n"), false, Map.of()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("unknown setting cluster.members");
+    }
 }

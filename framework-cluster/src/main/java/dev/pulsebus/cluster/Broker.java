@@ -1,0 +1,317 @@
+package dev.pulsebus.cluster;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.DefaultConsumer;
+import com.rabbitmq.client.Envelope;
+import com.rabbitmq.client.ShutdownSignalException;
+import java.io.IOException;
+import java.net.URI;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentNavigableMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiConsumer;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The RabbitMQ side of a cluster. Inbound events go to a consistent-hash exchange ({@code <ns>.events}, plugin
+ * {@code rabbitmq_consistent_hash_exchange}) bound to {@code partitions} quorum queues ({@code <ns>.events.<i>}),
+ * each with a single active consumer: every instance consumes every queue, the broker lets one consumer per queue
+ * have its messages, and when that consumer's connection goes (kill -9 closes its socket) the broker gives the
+ * queue, with the messages it had not acknowledged, to the next one. A chat's key always hashes to the same queue,
+ * so a chat is handled by one instance at a time, in the order its events reached the broker. Events are
+ * acknowledged after they were handled.
+ *
+ * <p>What every instance must see (room wake-ups, clustered events) goes to a fanout exchange
+ * ({@code <ns>.broadcast}), one exclusive queue per instance. Publishing events waits for the broker's confirm
+ * (the caller's future); broadcasts do not.
+ *
+ * <p>No election, lease or membership of our own: which instance holds a queue is the broker's single active
+ * consumer. Which partitions this instance holds is learnt from deliveries: each instance sends a small ping
+ * through every queue every {@link #PING_MILLIS}, and a queue counts as held while its deliveries keep coming.
+ */
+final class Broker implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Broker.class);
+    static final long PING_MILLIS = 2_000;
+    private static final String KIND = "pulsebus-kind";
+    private static final String FROM = "pulsebus-from";
+    private static final String PING = "ping";
+
+    private final String namespace;
+    private final String instance;
+    private final int partitions;
+    private final RedisState redis;
+    private final long dedupeTtlMillis;
+    private final ExecutorService deliveries = Executors.newVirtualThreadPerTaskExecutor();
+    private final Connection connection;
+    private final Channel publisher;
+    private final ConcurrentNavigableMap<Long, CompletableFuture<Void>> unconfirmed = new ConcurrentSkipListMap<>();
+    private final Object publishing = new Object();
+    private final AtomicLongArray lastDelivery;
+    private volatile @Nullable Thread pinger;
+    private volatile boolean closed;
+    final LongAdder dispatched = new LongAdder();
+    final LongAdder handled = new LongAdder();
+    final LongAdder redeliveries = new LongAdder();
+    final LongAdder broadcastsReceived = new LongAdder();
+
+    Broker(URI uri, String namespace, String instance, int partitions, RedisState redis, long dedupeTtlMillis)
+            throws IOException, TimeoutException {
+        this.namespace = namespace;
+        this.instance = instance;
+        this.partitions = partitions;
+        this.redis = redis;
+        this.dedupeTtlMillis = dedupeTtlMillis;
+        this.lastDelivery = new AtomicLongArray(partitions);
+        ConnectionFactory f = new ConnectionFactory();
+        try {
+            f.setUri(uri);
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalArgumentException("cluster.broker: " + e.getMessage(), e);
+        }
+        f.setAutomaticRecoveryEnabled(true);
+        f.setTopologyRecoveryEnabled(true);
+        f.setNetworkRecoveryInterval(1000);
+        f.setConnectionTimeout(5000);
+        f.setRequestedHeartbeat(10);
+        this.connection = f.newConnection(deliveries, "pulsebus " + instance);
+        try (Channel setup = connection.createChannel()) {
+            setup.exchangeDeclare(events(), "x-consistent-hash", true);
+            setup.exchangeDeclare(broadcast(), "fanout", true);
+            for (int i = 0; i < partitions; i++) {
+                setup.queueDeclare(queue(i), true, false, false,
+                        Map.of("x-queue-type", "quorum", "x-single-active-consumer", true));
+                setup.queueBind(queue(i), events(), "1"); // weight 1: queues share the hash ring equally
+            }
+        }
+        this.publisher = connection.createChannel();
+        publisher.confirmSelect();
+        publisher.addConfirmListener((tag, multiple) -> confirmed(tag, multiple, null),
+                (tag, multiple) -> confirmed(tag, multiple, new IOException("the broker refused the event")));
+        publisher.addShutdownListener(this::publisherLost);
+    }
+
+    String events() {
+        return namespace + ".events";
+    }
+
+    String broadcast() {
+        return namespace + ".broadcast";
+    }
+
+    String queue(int partition) {
+        return events() + "." + partition;
+    }
+
+    boolean connected() {
+        return connection.isOpen();
+    }
+
+    /** Partitions whose deliveries came to this instance lately (see the class comment). */
+    int partitionsHeld() {
+        long since = System.currentTimeMillis() - 3 * PING_MILLIS;
+        int held = 0;
+        for (int i = 0; i < partitions; i++) {
+            if (lastDelivery.get(i) >= since) {
+                held++;
+            }
+        }
+        return held;
+    }
+
+    /**
+     * Sends an event to the instance that holds {@code key}'s partition; completes once the broker has it
+     * (stored in its queue), fails when it refuses it or the connection is lost first.
+     */
+    CompletionStage<Void> dispatch(String key, String id, byte[] body) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        AMQP.BasicProperties props = new AMQP.BasicProperties.Builder().messageId(id).deliveryMode(2).build();
+        synchronized (publishing) {
+            long tag = publisher.getNextPublishSeqNo();
+            unconfirmed.put(tag, done);
+            try {
+                publisher.basicPublish(events(), key, props, body);
+            } catch (IOException | RuntimeException e) {
+                unconfirmed.remove(tag);
+                done.completeExceptionally(e);
+                return done;
+            }
+        }
+        dispatched.increment();
+        return done;
+    }
+
+    /** Sends {@code body} to every other instance's broadcast handler, as {@code kind}. */
+    void broadcast(String kind, byte[] body) {
+        AMQP.BasicProperties props = new AMQP.BasicProperties.Builder()
+                .headers(Map.of(KIND, kind, FROM, instance)).build();
+        synchronized (publishing) {
+            long tag = publisher.getNextPublishSeqNo();
+            try {
+                publisher.basicPublish(broadcast(), "", props, body);
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("A {} broadcast was not sent: {}", kind, e.toString());
+            }
+            // confirms of broadcasts are not waited for: take the tag out of the way of dispatch's
+            unconfirmed.remove(tag);
+        }
+    }
+
+    private void confirmed(long tag, boolean multiple, @Nullable Exception failure) {
+        Map<Long, CompletableFuture<Void>> done = multiple ? unconfirmed.headMap(tag, true) : unconfirmed.subMap(tag, true, tag, true);
+        for (CompletableFuture<Void> f : done.values()) {
+            if (failure == null) {
+                f.complete(null);
+            } else {
+                f.completeExceptionally(failure);
+            }
+        }
+        done.clear();
+    }
+
+    private void publisherLost(ShutdownSignalException cause) {
+        // Recovery opens the channel again with fresh tags: what was not confirmed will not be.
+        IOException lost = new IOException("the broker connection was lost before it confirmed the event: "
+                + cause.getMessage());
+        for (CompletableFuture<Void> f : unconfirmed.values()) {
+            f.completeExceptionally(lost);
+        }
+        unconfirmed.clear();
+    }
+
+    /**
+     * Starts consuming: every partition (a channel each, so each is handled in order, one event at a time) with
+     * {@code events}, and this instance's broadcast queue with {@code broadcasts} (kind, body).
+     */
+    void start(Cluster.EventHandler events, BiConsumer<String, byte[]> broadcasts) throws IOException {
+        for (int i = 0; i < partitions; i++) {
+            Channel ch = connection.createChannel();
+            ch.basicQos(256);
+            ch.basicConsume(queue(i), false, "pulsebus-" + instance + "-" + i, new PartitionConsumer(ch, i, events));
+        }
+        Channel b = connection.createChannel();
+        String mine = b.queueDeclare("", false, true, true, null).getQueue();
+        b.queueBind(mine, broadcast(), "");
+        b.basicConsume(mine, true, new DefaultConsumer(b) {
+            @Override
+            public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties props, byte[] body) {
+                Map<String, Object> h = props.getHeaders();
+                if (h == null || instance.equals(String.valueOf(h.get(FROM)))) {
+                    return; // our own: already applied here
+                }
+                broadcastsReceived.increment();
+                try {
+                    broadcasts.accept(String.valueOf(h.get(KIND)), body);
+                } catch (RuntimeException e) {
+                    LOG.error("A {} broadcast from {} failed here", h.get(KIND), h.get(FROM), e);
+                }
+            }
+        });
+        pinger = Thread.ofVirtual().name("pulsebus-cluster-ping").start(this::pingLoop);
+    }
+
+    private void pingLoop() {
+        AMQP.BasicProperties props = new AMQP.BasicProperties.Builder().headers(Map.of(KIND, PING)).build();
+        while (!closed) {
+            for (int i = 0; i < partitions && !closed; i++) {
+                try {
+                    synchronized (publishing) {
+                        long tag = publisher.getNextPublishSeqNo();
+                        publisher.basicPublish("", queue(i), props, new byte[0]);
+                        unconfirmed.remove(tag);
+                    }
+                } catch (IOException | RuntimeException e) {
+                    break; // the connection is down; recovery will bring it back
+                }
+            }
+            try {
+                Thread.sleep(PING_MILLIS);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    /** One partition: its events in order, acknowledged once handled. */
+    private final class PartitionConsumer extends DefaultConsumer {
+        private final int partition;
+        private final Cluster.EventHandler events;
+
+        PartitionConsumer(Channel channel, int partition, Cluster.EventHandler events) {
+            super(channel);
+            this.partition = partition;
+            this.events = events;
+        }
+
+        @Override
+        public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties props, byte[] body)
+                throws IOException {
+            lastDelivery.set(partition, System.currentTimeMillis());
+            Map<String, Object> h = props.getHeaders();
+            if (h != null && PING.equals(String.valueOf(h.get(KIND)))) {
+                getChannel().basicAck(envelope.getDeliveryTag(), false);
+                return;
+            }
+            String id = props.getMessageId();
+            boolean redelivered = envelope.isRedeliver();
+            if (redelivered) {
+                redeliveries.increment();
+                if (id != null && redis.isDone(id)) { // handled before, its acknowledgement lost with its instance
+                    getChannel().basicAck(envelope.getDeliveryTag(), false);
+                    return;
+                }
+            }
+            Redelivery.set(redelivered);
+            try {
+                events.handle(body, redelivered);
+            } catch (Exception e) {
+                LOG.error("An event of partition {} failed here; it is not retried", partition, e);
+            } finally {
+                Redelivery.set(false);
+            }
+            if (id != null) {
+                redis.markDone(id, dedupeTtlMillis);
+            }
+            handled.increment();
+            try {
+                getChannel().basicAck(envelope.getDeliveryTag(), false);
+            } catch (com.rabbitmq.client.AlreadyClosedException e) {
+                // the connection went while it ran: the broker redelivers it, and the dedupe set knows it is done
+                LOG.debug("Event {} handled but not acknowledged: {}", id, e.toString());
+            }
+        }
+    }
+
+    /** Drops the connection as a killed process would (tests): the broker redelivers what was not acknowledged. */
+    void abort() {
+        closed = true;
+        connection.abort(0);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        Thread p = pinger;
+        if (p != null) {
+            p.interrupt();
+        }
+        try {
+            connection.close(5000);
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("Closing the broker connection: {}", e.toString());
+        }
+        deliveries.shutdown();
+    }
+}

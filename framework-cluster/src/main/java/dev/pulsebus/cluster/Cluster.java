@@ -1,0 +1,206 @@
+package dev.pulsebus.cluster;
+
+import dev.pulsebus.bus.EventBus;
+import dev.pulsebus.command.SharedControls;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiConsumer;
+
+/**
+ * This instance's part in a cluster of PulseBus instances that act as one bot (see {@code docs/CLUSTER.md}):
+ * events handed to {@link #dispatch} are handled by exactly one instance (the one holding the key's partition),
+ * in order per key, with failover; {@link #broadcast} reaches every other instance; {@link #controls()} are the
+ * cooldowns, rate limits and quotas shared in Redis, and a dedupe set there recognises an event redelivered after
+ * it was handled. Built on RabbitMQ and Redis; no election, lease or consensus of its own.
+ *
+ * <p>Thread-safe. {@link #start} begins taking events: call it once the handlers can run them.
+ */
+public final class Cluster implements AutoCloseable {
+
+    /** Handles one event of a partition this instance holds, on that partition's thread, in order. */
+    @FunctionalInterface
+    public interface EventHandler {
+        /**
+         * Handles one event.
+         *
+         * @param redelivered the event was given to another instance before, which died before it acknowledged
+         *                    it (also {@link Redelivery#current()} while this runs)
+         */
+        void handle(byte[] body, boolean redelivered) throws Exception;
+    }
+
+    /** How long a handled event's id stays in the dedupe set: longer than any redelivery takes. */
+    static final long DEDUPE_TTL_MILLIS = 3_600_000;
+
+    private final ClusterSettings settings;
+    private final RedisState redis;
+    private final Broker broker;
+    private final ClusterEvents events;
+    final LongAdder remoteWakeups = new LongAdder();
+
+    private Cluster(ClusterSettings settings, String namespace, String redisPrefix) throws IOException, TimeoutException {
+        this.settings = settings;
+        this.redis = new RedisState(settings.redis(), redisPrefix, settings.instance());
+        try {
+            this.broker = new Broker(settings.broker(), namespace, settings.instance(), settings.partitions(), redis,
+                    DEDUPE_TTL_MILLIS);
+        } catch (IOException | TimeoutException | RuntimeException e) {
+            redis.close();
+            throw e;
+        }
+        this.events = new ClusterEvents(broker);
+    }
+
+    /**
+     * Joins the cluster as {@code settings.instance()}: connects to the broker (and declares its exchanges and
+     * queues) and to Redis (which may be down: the controls then stand in on local tables until it answers).
+     *
+     * @throws IOException when the broker cannot be reached or refuses the topology (the consistent-hash
+     *                     exchange needs its plugin)
+     */
+    public static Cluster join(ClusterSettings settings) throws IOException {
+        return join(settings, "pulsebus", "pulsebus:");
+    }
+
+    /** {@link #join(ClusterSettings)} with the broker's names and Redis keys under names of their own (tests). */
+    public static Cluster join(ClusterSettings settings, String namespace, String redisPrefix) throws IOException {
+        if (!settings.enabled() || settings.instance().isEmpty()) {
+            throw new IllegalArgumentException("the cluster is not enabled, or this instance has no name: " + settings);
+        }
+        try {
+            return new Cluster(settings, namespace, redisPrefix);
+        } catch (TimeoutException e) {
+            throw new IOException("the broker at " + settings.broker().getHost() + ":" + settings.broker().getPort()
+                    + " did not answer", e);
+        } catch (IOException e) {
+            throw new IOException("cannot join the cluster through the broker at " + settings.broker().getHost() + ":"
+                    + settings.broker().getPort() + " (is RabbitMQ running, with the plugin "
+                    + "rabbitmq_consistent_hash_exchange enabled?): " + e, e);
+        }
+    }
+
+    public String instance() {
+        return settings.instance();
+    }
+
+    /** Cooldowns, rate limits and quotas shared in Redis, for the command router. */
+    public SharedControls controls() {
+        return redis;
+    }
+
+    /**
+     * Hands an event to the instance that holds {@code key}'s partition (every event of one key goes to the same
+     * one, in the order they are handed over). Completes once the broker has stored it.
+     *
+     * @param id the event's id, unique in the cluster: a redelivery of an event already handled is recognised by it
+     */
+    public CompletionStage<Void> dispatch(String key, String id, byte[] body) {
+        return broker.dispatch(key, id, body);
+    }
+
+    /** Sends {@code body} to the broadcast handler of every other instance (at most once each; not confirmed). */
+    public void broadcast(String kind, byte[] body) {
+        broker.broadcast(kind, body);
+    }
+
+    /** Counts a waiting poll of this instance woken by another instance's message (for {@code /metrics}). */
+    public void wokeRemotely(int polls) {
+        remoteWakeups.add(polls);
+    }
+
+    /** Clustered events: what a module publishes there reaches the bus of every instance. */
+    public ClusterEvents events() {
+        return events;
+    }
+
+    /**
+     * Starts taking this instance's share of events (handled by {@code handler}) and the broadcasts of the others
+     * ({@code broadcasts}, by kind; clustered events go to {@code bus}).
+     */
+    public void start(EventHandler handler, BiConsumer<String, byte[]> broadcasts, EventBus bus) throws IOException {
+        events.deliverTo(bus);
+        broker.start(handler, (kind, body) -> {
+            if (!events.received(kind, body)) {
+                broadcasts.accept(kind, body);
+            }
+        });
+    }
+
+    /** Whether the broker connection is open and Redis answers; a cluster with Redis down is DEGRADED. */
+    public boolean brokerUp() {
+        return broker.connected();
+    }
+
+    public boolean redisUp() {
+        return redis.up();
+    }
+
+    /** Partitions this instance holds now. */
+    public int partitionsHeld() {
+        return broker.partitionsHeld();
+    }
+
+    /** The {@code /health} component: engines, partitions. */
+    public Map<String, Object> health() {
+        Map<String, Object> h = new LinkedHashMap<>();
+        h.put("status", !brokerUp() ? "DOWN" : !redisUp() ? "DEGRADED" : "UP");
+        h.put("instance", instance());
+        h.put("broker", brokerUp() ? "UP" : "DOWN");
+        h.put("redis", redisUp() ? "UP" : "DOWN");
+        h.put("partitions", settings.partitions());
+        h.put("partitions_held", partitionsHeld());
+        return h;
+    }
+
+    /** {@code pulsebus_cluster_*} meters. */
+    public void bindMeters(MeterRegistry registry) {
+        Gauge.builder("pulsebus.cluster.partitions.held", this, Cluster::partitionsHeld)
+                .description("Partitions (queues) this instance holds now").register(registry);
+        Gauge.builder("pulsebus.cluster.broker.up", this, c -> c.brokerUp() ? 1 : 0)
+                .description("1 while the broker connection is open").register(registry);
+        Gauge.builder("pulsebus.cluster.redis.up", this, c -> c.redisUp() ? 1 : 0)
+                .description("1 while Redis answers (0: controls on this instance's own tables)").register(registry);
+        counter(registry, "pulsebus.cluster.events.dispatched", broker.dispatched, "Events handed to the broker");
+        counter(registry, "pulsebus.cluster.events.handled", broker.handled, "Events of held partitions handled here");
+        counter(registry, "pulsebus.cluster.redeliveries", broker.redeliveries,
+                "Events redelivered here after another instance had them unacknowledged");
+        counter(registry, "pulsebus.cluster.dedupe.hits", redis.dedupeHits,
+                "Redelivered events found already handled (dedupe set) and not handled again");
+        counter(registry, "pulsebus.cluster.remote.wakeups", remoteWakeups,
+                "Waiting polls answered here for a message of another instance");
+        counter(registry, "pulsebus.cluster.redis.outages", redis.outages,
+                "Times Redis stopped answering (controls fell back to local tables)");
+    }
+
+    private static void counter(MeterRegistry registry, String name, LongAdder value, String description) {
+        FunctionCounter.builder(name, value, LongAdder::sum).description(description).register(registry);
+    }
+
+    /** Leaves the cluster: closes the broker connection (its unacknowledged events go to the next instance). */
+    @Override
+    public void close() {
+        broker.close();
+        redis.close();
+    }
+
+    @Override
+    public String toString() {
+        return "Cluster[" + settings + "]";
+    }
+
+    /** Drops the broker connection as a killed process would (tests). */
+    void abort() {
+        broker.abort();
+    }
+
+    RedisState redisState() {
+        return redis;
+    }
+}

@@ -1,0 +1,171 @@
+package dev.pulsebus.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pulsebus.bus.EventBus;
+import dev.pulsebus.testing.Await;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Instances joined to a real RabbitMQ and Redis in one JVM, each with its own connections: events handled once,
+ * in order per key, redelivered in order after an instance drops, recognised when already handled; clustered
+ * events on every bus. (The same with the server in child processes: framework-http's ClusterIT.)
+ */
+class ClusterTest {
+
+    private final List<Cluster> open = new ArrayList<>();
+    private String namespace = "";
+    private String prefix = "";
+
+    @BeforeEach
+    void engines() {
+        Servers.require("RabbitMQ", Servers.RABBITMQ_PORT, "ClusterTest");
+        Servers.require("Redis", Servers.REDIS_PORT, "ClusterTest");
+        namespace = "pulsebus-test-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+        prefix = Servers.prefix();
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        for (Cluster c : open) {
+            c.close();
+        }
+        try (var admin = new com.rabbitmq.client.ConnectionFactory().newConnection(); var ch = admin.createChannel()) {
+            for (int i = 0; i < 8; i++) {
+                ch.queueDelete(namespace + ".events." + i);
+            }
+            ch.exchangeDelete(namespace + ".events");
+            ch.exchangeDelete(namespace + ".broadcast");
+        }
+    }
+
+    private Cluster join(String name) throws Exception {
+        ClusterSettings s = new ClusterSettings(true, name, URI.create(ClusterSettings.DEFAULT_BROKER), 8,
+                URI.create("redis://127.0.0.1:" + Servers.REDIS_PORT));
+        Cluster c = Cluster.join(s, namespace, prefix);
+        open.add(c);
+        return c;
+    }
+
+    record Handled(String instance, String key, int n, boolean redelivered) {
+    }
+
+    private static byte[] body(String key, int n) {
+        return (key + " " + n).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static Cluster.EventHandler recording(String instance, List<Handled> into) {
+        return (body, redelivered) -> {
+            String[] kn = new String(body, StandardCharsets.UTF_8).split(" ");
+            into.add(new Handled(instance, kn[0], Integer.parseInt(kn[1]), redelivered));
+        };
+    }
+
+    @Test
+    void threeInstancesHandleEveryEventOnceInOrderPerKey() throws Exception {
+        List<Handled> handled = new CopyOnWriteArrayList<>();
+        List<Cluster> three = List.of(join("a"), join("b"), join("c"));
+        for (Cluster c : three) {
+            c.start(recording(c.instance(), handled), (k, b) -> { }, EventBus.builder().build());
+        }
+        int keys = 30;
+        int each = 40;
+        for (int n = 0; n < each; n++) {
+            for (int k = 0; k < keys; k++) {
+                Cluster via = three.get((n * keys + k) % 3);
+                via.dispatch("chat" + k, "e-" + k + "-" + n, body("chat" + k, n)).toCompletableFuture()
+                        .get(10, TimeUnit.SECONDS);
+            }
+        }
+        assertThat(Await.until(Duration.ofSeconds(60), () -> handled.size() >= keys * each)).isTrue();
+        Thread.sleep(200); // nothing more arrives
+        assertThat(handled).hasSize(keys * each);
+        Map<String, List<Integer>> byKey = new ConcurrentHashMap<>();
+        Map<String, String> owner = new ConcurrentHashMap<>();
+        for (Handled h : handled) {
+            byKey.computeIfAbsent(h.key(), k -> new ArrayList<>()).add(h.n());
+            assertThat(owner.computeIfAbsent(h.key(), k -> h.instance())).as("one instance per key").isEqualTo(h.instance());
+        }
+        for (List<Integer> ns : byKey.values()) {
+            assertThat(ns).isSorted().doesNotHaveDuplicates().hasSize(each);
+        }
+    }
+
+    @Test
+    void aDroppedInstancesUnacknowledgedEventsGoToAnotherInOrderMarkedRedelivered() throws Exception {
+        List<Handled> handled = new CopyOnWriteArrayList<>();
+        CountDownLatch stuck = new CountDownLatch(1);
+        Cluster a = join("a");
+        a.start((body, redelivered) -> {
+            stuck.countDown();
+            Thread.sleep(60_000); // holds the first event, unacknowledged, until its connection drops
+        }, (k, b) -> { }, EventBus.builder().build());
+        Cluster b = join("b");
+        b.start(recording("b", handled), (k, x) -> { }, EventBus.builder().build());
+        for (int n = 0; n < 20; n++) {
+            a.dispatch("room", "r-" + n, body("room", n)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
+        assertThat(stuck.await(10, TimeUnit.SECONDS)).as("a holds the room's partition").isTrue();
+        long dropped = System.nanoTime();
+        a.abort();
+        assertThat(Await.until(Duration.ofSeconds(10), () -> handled.size() >= 20)).isTrue();
+        System.out.printf("[pulsebus] ClusterTest: b took the partition over and handled 20 events %d ms after a dropped%n",
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - dropped));
+        assertThat(handled.stream().map(Handled::n).toList()).as("in order").isSorted().doesNotHaveDuplicates().hasSize(20);
+        assertThat(handled.get(0).redelivered()).as("the one a had started is marked").isTrue();
+    }
+
+    @Test
+    void anEventHandledBeforeItsInstanceDroppedIsNotHandledAgain() throws Exception {
+        List<Handled> handled = new CopyOnWriteArrayList<>();
+        Cluster a = join("a");
+        Cluster[] self = {a};
+        a.start((body, redelivered) -> {
+            handled.add(new Handled("a", "room", 0, redelivered));
+            self[0].abort(); // done, but dropped before its acknowledgement
+        }, (k, b) -> { }, EventBus.builder().build());
+        Cluster b = join("b");
+        b.start(recording("b", handled), (k, x) -> { }, EventBus.builder().build());
+        b.dispatch("room", "once", body("room", 0)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        b.dispatch("room", "next", body("room", 1)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        assertThat(Await.until(Duration.ofSeconds(10), () -> handled.size() >= 2)).isTrue();
+        Thread.sleep(300);
+        assertThat(handled).extracting(Handled::n).containsExactly(0, 1);
+        assertThat(b.redisState().dedupeHits.sum()).as("recognised in the dedupe set").isEqualTo(1);
+    }
+
+    record Announcement(String text, int n) {
+    }
+
+    @Test
+    void aClusteredEventReachesEveryInstancesBusAndAPlainPublishStaysLocal() throws Exception {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        List<Cluster> three = List.of(join("a"), join("b"), join("c"));
+        for (Cluster c : three) {
+            EventBus bus = EventBus.builder().build();
+            bus.subscribe(Announcement.class, e -> seen.add(c.instance() + ":" + e.text() + e.n()));
+            c.events().register(Announcement.class);
+            c.start((body, r) -> { }, (k, b) -> { }, bus);
+            if (c.instance().equals("a")) {
+                bus.publish(new Announcement("local", 0));
+            }
+        }
+        three.get(0).events().publish(new Announcement("all", 1));
+        assertThat(Await.until(Duration.ofSeconds(10), () -> seen.size() >= 4)).isTrue();
+        Thread.sleep(200);
+        assertThat(seen).containsExactlyInAnyOrder("a:local0", "a:all1", "b:all1", "c:all1");
+    }
+}
