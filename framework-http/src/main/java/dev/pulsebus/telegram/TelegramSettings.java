@@ -1,8 +1,12 @@
 package dev.pulsebus.telegram;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.pulsebus.config.ConfigException;
+import dev.pulsebus.internal.Json;
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -10,8 +14,9 @@ import java.util.Set;
 
 /**
  * The settings of the Telegram adapter, section {@code [adapters.telegram]}. Values are read as the text
- * they are (an environment override stays text). The setting "token" holds one bot's token, or
- * several separated by commas: each is a bot of its own.
+ * they are (an environment override stays text). The setting "token" holds one bot's token, or several
+ * (a TOML array of strings, or separated by commas as an environment variable gives them): each is a bot
+ * of its own, with its own {@code Self}, poller (or webhook) and offset.
  *
  * @param tokens             the bots' tokens ({@code <bot id>:<secret>})
  * @param apiUrl             the Bot API's base URL (a local Bot API server or an emulator in its place)
@@ -126,18 +131,7 @@ public record TelegramSettings(boolean enabled, Mode mode, List<String> tokens, 
             default -> throw new ConfigException(source + ": " + section + ".mode must be \"polling\" or \"webhook\", "
                     + "was \"" + modeText + "\"");
         };
-        List<String> tokens = new ArrayList<>();
-        for (String t : keys.getOrDefault("token", "").split(",", -1)) {
-            String token = t.strip();
-            if (token.isEmpty()) {
-                continue;
-            }
-            if (botId(token).isEmpty()) {
-                throw new ConfigException(source + ": " + section + ".token is not a bot token (<bot id>:<secret>, "
-                        + "as BotFather gives it)");
-            }
-            tokens.add(token);
-        }
+        List<String> tokens = tokens(keys.getOrDefault("token", ""), section, source);
         if (enabled && tokens.isEmpty()) {
             throw new ConfigException(source + ": " + section + ".token is empty: set it to the token BotFather "
                     + "gave (or PULSEBUS_ADAPTERS_TELEGRAM__TOKEN), or enabled = false");
@@ -158,6 +152,48 @@ public record TelegramSettings(boolean enabled, Mode mode, List<String> tokens, 
                     + "_ and - (the Bot API's secret_token)");
         }
         return new TelegramSettings(enabled, mode, tokens, apiUrl, webhookUrl, secret, DEFAULT_POLL_TIMEOUT_SECONDS);
+    }
+
+    /**
+     * The tokens in the setting's text: one token, several separated by commas (as an environment variable
+     * gives them), or a TOML array of strings ({@code token = ["1:a", "2:b"]}, which the file hands over as
+     * its JSON text). A bot id given twice is an error: each bot is one {@code Self}.
+     */
+    private static List<String> tokens(String text, String section, String source) {
+        List<String> given = new ArrayList<>();
+        if (text.strip().startsWith("[")) {
+            try {
+                for (JsonNode t : Json.MAPPER.readTree(text)) {
+                    if (!t.isTextual()) {
+                        throw new ConfigException(source + ": " + section + ".token is an array with " + t
+                                + " in it: each element is a bot token in quotes");
+                    }
+                    given.add(t.textValue());
+                }
+            } catch (JsonProcessingException e) {
+                throw new ConfigException(source + ": " + section + ".token is neither a token nor an array of them");
+            }
+        } else {
+            given.addAll(List.of(text.split(",", -1)));
+        }
+        List<String> tokens = new ArrayList<>();
+        Set<String> ids = new HashSet<>();
+        for (String t : given) {
+            String token = t.strip();
+            if (token.isEmpty()) {
+                continue;
+            }
+            String id = botId(token);
+            if (id.isEmpty()) {
+                throw new ConfigException(source + ": " + section + ".token is not a bot token (<bot id>:<secret>, "
+                        + "as BotFather gives it)");
+            }
+            if (!ids.add(id)) {
+                throw new ConfigException(source + ": " + section + ".token names bot " + id + " twice");
+            }
+            tokens.add(token);
+        }
+        return tokens;
     }
 
     private static void httpUrl(String url, String setting, String source) {

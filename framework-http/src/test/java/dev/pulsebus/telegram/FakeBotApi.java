@@ -13,6 +13,8 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
@@ -28,13 +30,18 @@ final class FakeBotApi implements AutoCloseable {
 
     static final String TOKEN = "123456:ABC-DEF1234ghIkl-zyx57W7v6u1234ew11"; // the spec's example token
     static final String USERNAME = "pulse_test_bot";
+    /** A second bot, for several bots at once: its updates are its own, its getMe says {@value #USERNAME2}. */
+    static final String TOKEN2 = "654321:ZYX-wvu9876srQpo-abc12D3e4f5678gh22";
+    static final String USERNAME2 = "pulse_second_bot";
 
-    record Call(String method, JsonNode params, long nanos) {
+    /** A call to bot {@code token}. */
+    record Call(String token, String method, JsonNode params, long nanos) {
     }
 
     private final HttpServer server;
     final List<Call> calls = new CopyOnWriteArrayList<>();
-    private final List<JsonNode> updates = new ArrayList<>();
+    /** Each bot's updates not yet confirmed, by token. */
+    private final Map<String, List<JsonNode>> updates = Map.of(TOKEN, new ArrayList<>(), TOKEN2, new ArrayList<>());
     /** Scripted answers: method and chat_id ("" for any), then the error's code, description, retry_after. */
     private final Deque<Object[]> failures = new ArrayDeque<>();
     private final AtomicLong messageIds = new AtomicLong(1000);
@@ -50,9 +57,14 @@ final class FakeBotApi implements AutoCloseable {
         return "http://127.0.0.1:" + server.getAddress().getPort();
     }
 
-    /** Queues {@code json} (an Update) for getUpdates. */
-    synchronized void push(String json) throws IOException {
-        updates.add(Json.MAPPER.readTree(json));
+    /** Queues {@code json} (an Update) for the getUpdates of bot {@link #TOKEN}. */
+    void push(String json) throws IOException {
+        push(TOKEN, json);
+    }
+
+    /** Queues {@code json} (an Update) for the getUpdates of bot {@code token}. */
+    synchronized void push(String token, String json) throws IOException {
+        Objects.requireNonNull(updates.get(token), token).add(Json.MAPPER.readTree(json));
         notifyAll();
     }
 
@@ -65,15 +77,20 @@ final class FakeBotApi implements AutoCloseable {
         return calls.stream().filter(c -> c.method.equals(method)).toList();
     }
 
+    List<Call> calls(String token, String method) {
+        return calls.stream().filter(c -> c.token.equals(token) && c.method.equals(method)).toList();
+    }
+
     private void handle(HttpExchange x) throws IOException {
         String path = x.getRequestURI().getPath();
         String method = path.substring(path.lastIndexOf('/') + 1);
+        String token = path.startsWith("/bot") && path.lastIndexOf('/') > 4 ? path.substring(4, path.lastIndexOf('/')) : "";
         byte[] in = x.getRequestBody().readAllBytes();
         JsonNode params = in.length == 0 ? Json.MAPPER.createObjectNode() : Json.MAPPER.readTree(in);
-        calls.add(new Call(method, params, System.nanoTime()));
+        calls.add(new Call(token, method, params, System.nanoTime()));
         ObjectNode answer;
         try {
-            answer = answer(path, method, params);
+            answer = answer(token, method, params);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return;
@@ -85,8 +102,8 @@ final class FakeBotApi implements AutoCloseable {
         x.close();
     }
 
-    private ObjectNode answer(String path, String method, JsonNode params) throws InterruptedException {
-        if (!path.equals("/bot" + TOKEN + "/" + method)) {
+    private ObjectNode answer(String token, String method, JsonNode params) throws InterruptedException {
+        if (!updates.containsKey(token)) {
             return error(401, "Unauthorized", 0);
         }
         synchronized (this) {
@@ -99,9 +116,10 @@ final class FakeBotApi implements AutoCloseable {
         }
         ObjectNode ok = Json.MAPPER.createObjectNode().put("ok", true);
         switch (method) {
-            case "getMe" -> ok.putObject("result").put("id", 123456).put("is_bot", true).put("first_name", "Pulse")
-                    .put("username", USERNAME);
-            case "getUpdates" -> ok.set("result", updates(params));
+            case "getMe" -> ok.putObject("result").put("id", Long.parseLong(token.substring(0, token.indexOf(':'))))
+                    .put("is_bot", true).put("first_name", "Pulse")
+                    .put("username", token.equals(TOKEN) ? USERNAME : USERNAME2);
+            case "getUpdates" -> ok.set("result", updates(Objects.requireNonNull(updates.get(token)), params));
             case "sendMessage", "sendPhoto" -> {
                 ObjectNode m = ok.putObject("result").put("message_id", messageIds.incrementAndGet())
                         .put("date", System.currentTimeMillis() / 1000);
@@ -118,7 +136,7 @@ final class FakeBotApi implements AutoCloseable {
         return ok;
     }
 
-    private synchronized ArrayNode updates(JsonNode params) throws InterruptedException {
+    private synchronized ArrayNode updates(List<JsonNode> updates, JsonNode params) throws InterruptedException {
         long offset = params.path("offset").asLong(0);
         updates.removeIf(u -> u.path("update_id").asLong(Long.MAX_VALUE) < offset); // confirmed
         long deadline = System.nanoTime() + params.path("timeout").asLong(0) * 1_000_000_000L;

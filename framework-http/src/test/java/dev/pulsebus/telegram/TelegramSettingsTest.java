@@ -32,6 +32,19 @@ class TelegramSettingsTest {
     }
 
     @Test
+    void aTomlArrayOfTokensIsSeveralBotsAndABotTwiceIsRefused() throws Exception {
+        Path file = dir.resolve("pulsebus.toml");
+        Files.writeString(file, "[adapters.telegram]\ntoken = [\"1:a\", \"22:b\"]\n");
+        assertThat(ServerConfig.load(file, false, Map.of()).telegram().tokens()).containsExactly("1:a", "22:b");
+        Files.writeString(file, "[adapters.telegram]\ntoken = [\"1:a\", \"1:b\"]\n");
+        assertThatThrownBy(() -> ServerConfig.load(file, false, Map.of())).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("adapters.telegram.token names bot 1 twice");
+        Files.writeString(file, "[adapters.telegram]\ntoken = [\"1:a\", 2]\n");
+        assertThatThrownBy(() -> ServerConfig.load(file, false, Map.of())).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("adapters.telegram.token is an array with 2 in it");
+    }
+
+    @Test
     void wrongSettingsAreNamed() {
         assertThatThrownBy(() -> TelegramSettings.read(Map.of("token", "1:a", "tokn", "x"), "f"))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("adapters.telegram.tokn");
