@@ -236,7 +236,7 @@ final class DefaultCommandRouter implements CommandRouter {
     /** Runs the handler on a virtual thread of its own, within {@link #blockingSlots}; its outcome counted when it ends. */
     private Outcome runBlocking(Entry e, Call call, Control[] controls, int granted) {
         if (!blockingSlots.tryAcquire()) {
-            release(controls, granted, call.source());
+            release(controls, granted, call.source(), clock.millis());
             return refuse(e, call, Outcome.BUSY, call.messages().format("busy", "command", shownPrefix + e.path));
         }
         try {
