@@ -159,14 +159,17 @@ class SharedControlsTest {
         try (TcpProxy proxy = new TcpProxy(Servers.REDIS_PORT)) {
             List<CommandRouter> r = routers(proxy.port(), daily());
             RedisState a = (RedisState) open.get(0);
-            assertThat(a.up()).isTrue();
+            // a loaded machine may time the first connect out: the instances then find Redis a probe later
+            assertThat(Await.until(Duration.ofSeconds(10), () -> open.stream().allMatch(s -> ((RedisState) s).up())))
+                    .as("every instance finds Redis").isTrue();
+            long outagesBefore = a.outages.sum();
             proxy.cut();
             assertThat(r.get(0).route(new Msg("/daily", "ann"))).as("still answered, on the local table")
                     .isEqualTo(Outcome.OK);
             assertThat(a.up()).isFalse();
             assertThat(r.get(0).route(new Msg("/daily", "ann"))).as("the local table's cooldown").isEqualTo(Outcome.COOLDOWN);
             assertThat(r.get(1).route(new Msg("/daily", "ann"))).as("B does not know A's local grant").isEqualTo(Outcome.OK);
-            assertThat(a.outages.sum()).isEqualTo(1);
+            assertThat(a.outages.sum()).isEqualTo(outagesBefore + 1);
 
             proxy.restore();
             assertThat(Await.until(Duration.ofSeconds(10), () -> open.stream().allMatch(s -> ((RedisState) s).up())))
