@@ -155,6 +155,8 @@ class BadInputTest {
     void headersOverTheLimitAre431() throws Exception {
         String reply = raw("GET /health HTTP/1.1\r\nHost: x\r\nX-Big: " + "a".repeat(4000) + "\r\n\r\n");
         assertThat(reply).startsWith("HTTP/1.1 431 ").contains("\"status\":431").contains("headers are over the limit");
+        assertThat(t.get("/metrics").body()).as("refused before routing: timed as UNKNOWN")
+                .contains("http_server_requests_seconds_count{method=\"GET\",route=\"UNKNOWN\",status=\"431\"} 1");
     }
 
     @Test

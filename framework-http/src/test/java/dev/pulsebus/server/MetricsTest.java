@@ -5,12 +5,14 @@ import static org.assertj.core.api.Assertions.fail;
 
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -85,6 +87,40 @@ class MetricsTest {
                     .contains("http_server_requests_seconds_count{method=\"GET\",route=\"/metrics\",status=\"200\"} 1")
                     .containsPattern("http_server_requests_seconds_bucket\\{[^}]*le=\"5\\.0E-5\"")
                     .doesNotContain("room-x7").doesNotContain("secret-path-42").doesNotContain("nothing-here");
+        }
+    }
+
+    /**
+     * The metric list of docs/OPERATIONS.md ("Metrics") is what /metrics exposes: every PulseBus family a server
+     * with some traffic exposes is listed, and every one listed is exposed (but those made on first use).
+     */
+    @Test
+    void theOperationsGuidesMetricListIsWhatMetricsExposes() throws Exception {
+        String guide = Files.readString(Path.of("..", "docs", "OPERATIONS.md"));
+        int from = guide.indexOf("\n## Metrics\n");
+        String section = guide.substring(from, guide.indexOf("\n## ", from + 1));
+        Set<String> listed = new TreeSet<>();
+        Matcher m = Pattern.compile("`(pulsebus_[a-z0-9_]+|http_server_[a-z_]+)").matcher(section);
+        while (m.find()) {
+            listed.add(m.group(1));
+        }
+        try (TestServer t = new TestServer(dir, "")) {
+            t.say("m", "ann", "/echo hi");
+            t.say("m", "ann", "/remember k v");
+            Set<String> exposed = new TreeSet<>();
+            Map<String, String> types = PrometheusText.parse(t.get("/metrics").body(), false);
+            for (String family : types.keySet()) {
+                boolean timersMax = family.endsWith("_max")
+                        && "histogram".equals(types.get(family.substring(0, family.length() - 4)));
+                if ((family.startsWith("pulsebus_") || family.startsWith("http_server_")) && !timersMax) {
+                    exposed.add(family);
+                }
+            }
+            assertThat(listed).as("listed in docs/OPERATIONS.md").containsAll(exposed);
+            Set<String> firstUse = Set.of("pulsebus_module_calls_total", // made at a module's first call
+                    "pulsebus_onebot_action_duration_seconds"); // by a OneBot adapter
+            assertThat(exposed).as("exposed by /metrics").containsAll(listed.stream()
+                    .filter(n -> !firstUse.contains(n)).toList());
         }
     }
 
