@@ -102,11 +102,14 @@ final class Conversations implements AutoCloseable {
 
     /** The key of a message's chat in {@link #byChat}: a field of the event, never made. */
     private static String chatKey(MessageEvent m) {
-        return switch (m) {
-            case GroupMessage g -> g.groupId();
-            case PrivateMessage p -> p.userId();
-            case ChannelMessage c -> c.channelId();
-        };
+        // instanceof tests, not a pattern switch: these inline to a class check each on the message path
+        if (m instanceof GroupMessage g) {
+            return g.groupId();
+        }
+        if (m instanceof PrivateMessage p) {
+            return p.userId();
+        }
+        return ((ChannelMessage) m).channelId();
     }
 
     // ------------------------------------------------------------------ asking
