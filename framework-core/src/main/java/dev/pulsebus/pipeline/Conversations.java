@@ -172,9 +172,10 @@ final class Conversations implements AutoCloseable {
                     "too many asks were pending; this was the oldest (" + q.ask.prompt() + ")"));
         }
         p.future.whenComplete((answer, failure) -> {
-            if (failure != null && withdraw(p)) { // failed or cancelled from outside: an owner's unload
+            // Completed from outside (an owner's unload, a cancel, a caller's own complete): withdraw it too.
+            if (withdraw(p)) {
                 (failure instanceof AskException ae && ae.reason() == AskException.Reason.UNLOADED ? unloaded
-                        : cancelled).increment();
+                        : failure != null ? cancelled : answered).increment();
             }
         });
         if (!ask.prompt().isEmpty()) {

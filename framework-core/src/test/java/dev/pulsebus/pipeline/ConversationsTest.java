@@ -345,6 +345,17 @@ class ConversationsTest {
     }
 
     @Test
+    void completingTheFutureFromOutsideWithdrawsTheAskToo() throws Exception {
+        start();
+        CompletableFuture<MessageEvent> answer = ask("g1", "ann", Ask.of("Name?"));
+
+        answer.complete(say("g1", "ann", "made up"));
+
+        assertThat(pipeline.pendingAsks()).isZero();
+        assertThat(adapter.inject(say("g1", "ann", "Ann"))).isEqualTo(InboundResult.PUBLISHED);
+    }
+
+    @Test
     void closingThePipelineFailsPendingAsksAndRefusesNewOnes() throws Exception {
         start();
         CompletableFuture<MessageEvent> answer = ask("g1", "ann", Ask.of("Name?"));
