@@ -3,6 +3,7 @@ package dev.pulsebus.bench;
 import dev.pulsebus.bench.adapter.AdapterSuite;
 import dev.pulsebus.bench.bridge.BridgeSuite;
 import dev.pulsebus.bench.config.ConfigSuite;
+import dev.pulsebus.bench.conversation.ConversationSuite;
 import dev.pulsebus.bench.event.EventSuite;
 import dev.pulsebus.bench.harness.BenchMain;
 import dev.pulsebus.bench.harness.Suite;
@@ -30,8 +31,8 @@ public final class Bench {
     /** Every suite this build has, in run order. */
     static Map<String, Suite> suites() {
         Map<String, Suite> all = new LinkedHashMap<>();
-        for (Suite suite : List.of(ConfigSuite.create(), EventSuite.create(), RouterSuite.create(), BridgeSuite.bridge(),
-                BridgeSuite.send(), StorageSuite.create(),
+        for (Suite suite : List.of(ConfigSuite.create(), EventSuite.create(), RouterSuite.create(),
+                ConversationSuite.create(), BridgeSuite.bridge(), BridgeSuite.send(), StorageSuite.create(),
                 new ModuleSuite(), new HttpSuite(), new LongPollSuite(), new OverallSuite(), new AdapterSuite(),
                 new StartupSuite())) {
             all.put(suite.name(), suite);

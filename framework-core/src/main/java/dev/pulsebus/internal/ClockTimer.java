@@ -83,7 +83,7 @@ public final class ClockTimer implements AutoCloseable {
         while (!closed) {
             Task first = tasks.isEmpty() ? null : firstOrNull();
             if (first == null) {
-                LockSupport.parkNanos(this, recheckNanos);
+                LockSupport.park(this); // at() unparks: a task added to an empty set is the first
                 continue;
             }
             long wait = first.due - clock.millis();

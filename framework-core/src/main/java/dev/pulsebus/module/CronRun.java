@@ -97,10 +97,7 @@ final class CronRun implements CronJob {
         try {
             Thread.ofVirtual().name("pulsebus-module-" + module).start(() -> {
                 try {
-                    Kv k = keeping;
-                    if (k != null) {
-                        k.set(key(), time.toString());
-                    }
+                    keep(time);
                     job.run();
                     if (ok != null) {
                         ok.increment();
@@ -117,6 +114,18 @@ final class CronRun implements CronJob {
         } catch (RuntimeException | OutOfMemoryError cannotStart) {
             running.set(false);
             throw cannotStart;
+        }
+    }
+
+    /** Writes {@code time} as the last run when the job catches up; a failing store does not stop the run. */
+    private void keep(Instant time) {
+        Kv k = keeping;
+        if (k != null) {
+            try {
+                k.set(key(), time.toString());
+            } catch (RuntimeException e) {
+                failures.failed(e, "keeping its last run time (" + time + "); the run goes on");
+            }
         }
     }
 

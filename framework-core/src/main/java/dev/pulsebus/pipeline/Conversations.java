@@ -30,9 +30,17 @@ import org.jspecify.annotations.Nullable;
  * <h2>The message path</h2>
  * {@link #offer} runs for every inbound message before the command router. Asks are indexed by the
  * chat's own id string (the group's, the private chat's user's, the channel's), read from a field of
- * the event, so a message in a chat with no pending ask costs one {@link ConcurrentHashMap#get} and
- * allocates nothing. A hit compares the full chat (platform and kind), then the asker's user (unless
- * the ask takes {@linkplain Ask#anyoneInChat() anyone}), then the ask's filters.
+ * the event. In front of that map a bit per hash slot ({@link #maybe}, a Bloom filter with one hash: the
+ * string's cached one) says whether any chat with an ask hashes there, so a message in a chat with no
+ * pending ask usually costs one array read, else one {@link ConcurrentHashMap#get}, and allocates
+ * nothing. Bits are set as asks are added and cleared by rebuilding the array from the map once removals
+ * have left enough stale ones. A hit compares the full chat (platform and kind), then the asker's user
+ * (unless the ask takes {@linkplain Ask#anyoneInChat() anyone}), then the ask's filters.
+ *
+ * <p>The bits are plain array elements, written under {@link #lock}: a message that answers an ask
+ * reaches {@link #offer} through the prompt's delivery and the platform's reply, a chain of
+ * synchronizing actions, so the ask's bit is visible to it; a message racing an ask it cannot have seen
+ * may miss it, as it would miss an ask added a moment later.
  *
  * <h2>Bounds</h2>
  * At most {@code maxPerChat} asks per chat and {@code maxTotal} in all; a new ask beyond either fails the
@@ -58,6 +66,11 @@ final class Conversations implements AutoCloseable {
     /** Chat id -> its pending asks, oldest first (copy on write, replaced under {@link #lock}). */
     private final ConcurrentHashMap<String, Pending[]> byChat = new ConcurrentHashMap<>();
     private final Object lock = new Object();
+    /** Hash slots of chats with asks (bits); replaced by {@link #rebuildBits()} under {@link #lock}. */
+    private volatile long[] maybe;
+    private final int slotMask;
+    /** Asks removed since the bits were last rebuilt. Guarded by {@link #lock}. */
+    private int staleBits;
     /** Every pending ask, oldest first: a ring through {@link Pending#older}/{@link Pending#newer}. */
     private final Pending oldest = new Pending();
     private int total;
@@ -81,15 +94,22 @@ final class Conversations implements AutoCloseable {
         this.cancelReply = cancelReply;
         oldest.older = oldest;
         oldest.newer = oldest;
+        int want = (int) Math.min(1L << 26, Math.max(64L, maxTotal) * 16L);
+        int slots = Integer.highestOneBit(want - 1) << 1; // at most about 6 % of the bits set when full
+        this.slotMask = slots - 1;
+        this.maybe = new long[slots >>> 6];
     }
 
     /** The key of a message's chat in {@link #byChat}: a field of the event, never made. */
     private static String chatKey(MessageEvent m) {
-        return switch (m) {
-            case GroupMessage g -> g.groupId();
-            case PrivateMessage p -> p.userId();
-            case ChannelMessage c -> c.channelId();
-        };
+        // instanceof tests, not a pattern switch: these inline to a class check each on the message path
+        if (m instanceof GroupMessage g) {
+            return g.groupId();
+        }
+        if (m instanceof PrivateMessage p) {
+            return p.userId();
+        }
+        return ((ChannelMessage) m).channelId();
     }
 
     // ------------------------------------------------------------------ asking
@@ -129,6 +149,8 @@ final class Conversations implements AutoCloseable {
             Pending[] next = current == null ? new Pending[1] : Arrays.copyOf(current, current.length + 1);
             next[next.length - 1] = p;
             byChat.put(key, next);
+            int slot = slot(key);
+            maybe[slot >>> 6] |= 1L << slot;
             p.newer = oldest;
             p.older = oldest.older;
             oldest.older.newer = p;
@@ -150,9 +172,10 @@ final class Conversations implements AutoCloseable {
                     "too many asks were pending; this was the oldest (" + q.ask.prompt() + ")"));
         }
         p.future.whenComplete((answer, failure) -> {
-            if (failure != null && withdraw(p)) { // failed or cancelled from outside: an owner's unload
+            // Completed from outside (an owner's unload, a cancel, a caller's own complete): withdraw it too.
+            if (withdraw(p)) {
                 (failure instanceof AskException ae && ae.reason() == AskException.Reason.UNLOADED ? unloaded
-                        : cancelled).increment();
+                        : failure != null ? cancelled : answered).increment();
             }
         });
         if (!ask.prompt().isEmpty()) {
@@ -199,6 +222,9 @@ final class Conversations implements AutoCloseable {
         if (current != null) {
             if (current.length == 1) {
                 byChat.remove(key);
+                if (++staleBits > Math.max(1024, total)) {
+                    rebuildBits();
+                }
             } else {
                 Pending[] next = new Pending[current.length - 1];
                 int j = 0;
@@ -213,14 +239,37 @@ final class Conversations implements AutoCloseable {
         return true;
     }
 
+    /** The filter slot of a chat key: the string's cached hash, spread. */
+    private int slot(String key) {
+        int h = key.hashCode();
+        return (h ^ (h >>> 16)) & slotMask;
+    }
+
+    /** New bits from the chats that have asks now. Holds {@link #lock}. */
+    private void rebuildBits() {
+        long[] bits = new long[maybe.length];
+        for (String key : byChat.keySet()) {
+            int slot = slot(key);
+            bits[slot >>> 6] |= 1L << slot;
+        }
+        maybe = bits;
+        staleBits = 0;
+    }
+
     // ------------------------------------------------------------------ the message path
 
     /**
      * Gives {@code message} to the asks pending in its chat; returns whether one consumed it (then it must
-     * not be routed or published). With no ask in the chat: one map probe, no allocation.
+     * not be routed or published). With no ask in the chat: a bit test (a map probe when another chat shares
+     * its bit), no allocation.
      */
     boolean offer(MessageEvent message) {
-        Pending[] asks = byChat.get(chatKey(message));
+        String key = chatKey(message);
+        int slot = slot(key);
+        if ((maybe[slot >>> 6] & (1L << slot)) == 0) {
+            return false;
+        }
+        Pending[] asks = byChat.get(key);
         return asks != null && answer(message, asks);
     }
 

@@ -63,7 +63,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Asks</b> ({@link MessageEvent#ask}) wait for a chat's next message: a message that answers one is
  * consumed before the router sees it ({@link InboundResult#ANSWERED}); with no ask pending in its chat a
- * message pays one map probe. Bounded per chat and in all ({@link Builder#maxAsks}); nothing survives a
+ * message pays a bit test (and a map probe when another chat shares its bit). Bounded per chat and in all ({@link Builder#maxAsks}); nothing survives a
  * restart.
  *
  * <p>The pipeline owns its adapters and its transcript writer: {@link #close()} stops and closes them.
@@ -287,6 +287,16 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
      */
     public CompletableFuture<MessageEvent> ask(MessageEvent to, Ask ask) {
         return conversations.ask(bind(to) instanceof MessageEvent bound ? bound : to, Objects.requireNonNull(ask, "ask"));
+    }
+
+    /**
+     * The step of {@link #accept} that gives a message to the asks pending in its chat, for an inbound path
+     * that routes by itself (and the benchmark): returns whether an ask consumed it, so that it must not be
+     * routed or published. With no ask pending in the chat: a bit test (a map probe when another chat shares
+     * its bit), no allocation.
+     */
+    public boolean offerToAsks(MessageEvent message) {
+        return conversations.offer(message);
     }
 
     /** How many asks are pending, in every chat. */

@@ -321,11 +321,35 @@ class ConversationsTest {
     }
 
     @Test
+    void askedChatsAreStillFoundAfterTheProbeBitsAreRebuilt() throws Exception {
+        start(MessagePipeline.builder(bus).maxAsks(64));
+        CompletableFuture<MessageEvent> kept = ask("keep", "ann", Ask.of(""));
+        for (int i = 0; i < 1500; i++) { // past 1024 removals: the bits are rebuilt from the asks left
+            ask("c" + i, "ann", Ask.of("")).cancel(false);
+        }
+
+        assertThat(adapter.inject(say("c7", "ann", "nobody asks here now"))).isEqualTo(InboundResult.PUBLISHED);
+        assertThat(adapter.inject(say("keep", "ann", "still asked"))).isEqualTo(InboundResult.ANSWERED);
+        assertThat(kept.get(10, TimeUnit.SECONDS).message().plainText()).isEqualTo("still asked");
+    }
+
+    @Test
     void cancellingTheFutureWithdrawsTheAsk() throws Exception {
         start();
         CompletableFuture<MessageEvent> answer = ask("g1", "ann", Ask.of("Name?"));
 
         answer.cancel(false);
+
+        assertThat(pipeline.pendingAsks()).isZero();
+        assertThat(adapter.inject(say("g1", "ann", "Ann"))).isEqualTo(InboundResult.PUBLISHED);
+    }
+
+    @Test
+    void completingTheFutureFromOutsideWithdrawsTheAskToo() throws Exception {
+        start();
+        CompletableFuture<MessageEvent> answer = ask("g1", "ann", Ask.of("Name?"));
+
+        answer.complete(say("g1", "ann", "made up"));
 
         assertThat(pipeline.pendingAsks()).isZero();
         assertThat(adapter.inject(say("g1", "ann", "Ann"))).isEqualTo(InboundResult.PUBLISHED);

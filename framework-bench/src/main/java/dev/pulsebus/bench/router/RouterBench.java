@@ -18,6 +18,7 @@ import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
@@ -32,6 +33,8 @@ public class RouterBench {
     static final int COMMANDS = 100;
     /** More users than a control table holds (4096), so the tables churn at their cap. */
     static final int USERS = 10_000;
+    /** Chats with a pending ask in {@code command_miss_with_asks}: none is the measured message's. */
+    static final int ASKING_CHATS = 4096;
 
     private CommandRouter router;
     private Map<String, Consumer<String[]>> naive;
@@ -41,6 +44,7 @@ public class RouterBench {
     private Source unknown;
     private Source[] checkedHits;
     private int next;
+    private AsksFixture asks;
 
     /** A message as the pipeline would hand it over: fields, no work. */
     static final class Source implements CommandSource {
@@ -74,8 +78,14 @@ public class RouterBench {
         }
     }
 
+    @TearDown(Level.Trial)
+    public void tearDown() throws Exception {
+        asks.close();
+    }
+
     @Setup(Level.Trial)
-    public void setUp(Blackhole bh) {
+    public void setUp(Blackhole bh) throws Exception {
+        asks = new AsksFixture(ASKING_CHATS);
         router = CommandRouter.builder().meterRegistry(new SimpleMeterRegistry()).build();
         naive = new HashMap<>();
         StringBuilder names = new StringBuilder();
@@ -158,6 +168,19 @@ public class RouterBench {
     @Benchmark
     public Object command_miss__regex_alternation(Blackhole bh) {
         return regexRoute(miss, bh);
+    }
+
+    // ---- router.command_miss_with_asks: plain text in a chat with no pending ask, 4096 other chats asking
+
+    @Benchmark
+    public Outcome command_miss_with_asks__pulsebus() {
+        return asks.pipeline.offerToAsks(asks.plain) ? Outcome.OK : router.route(miss);
+    }
+
+    /** The same work as {@code command_miss__pulsebus}, measured beside it in the same run: the peer. */
+    @Benchmark
+    public Outcome command_miss_with_asks__command_miss() {
+        return router.route(miss);
     }
 
     // ---- router.command_unknown: "/nosuchcommand"

@@ -11,13 +11,17 @@ public final class RouterSuite {
     }
 
     public static Suite create() {
-        return new JmhSuite("router", RouterBench.class, List.of("naive_split_hashmap", "regex_alternation"),
+        return new JmhSuite("router", RouterBench.class, List.of("naive_split_hashmap", "regex_alternation", "command_miss"),
                 List.of(
                         new JmhSuite.RowSpec("command_hit", false,
                                 "'/bench 1' -> handler done (it parses its number); 101 commands registered",
                                 JmhSuite.Target.atLeast(10e6)),
                         new JmhSuite.RowSpec("command_miss", false, "plain text, no prefix",
                                 JmhSuite.Target.atLeast(100e6).allocAtMost(0.5)),
+                        new JmhSuite.RowSpec("command_miss_with_asks", false,
+                                "plain text through the pipeline's pending-ask probe, then the router, in a chat with "
+                                        + "no ask while 4096 other chats have one; peer: command_miss alone",
+                                JmhSuite.Target.ratioTo("command_miss", 0.9).allocAtMost(0.5)),
                         new JmhSuite.RowSpec("command_unknown", false, "'/nosuchcommand'",
                                 JmhSuite.Target.atLeast(20e6).allocAtMost(0.5)),
                         new JmhSuite.RowSpec("command_hit_cooldown_checked", false,

@@ -1,7 +1,7 @@
 /**
- * JMH benchmarks of the command router.
+ * JMH benchmarks of the command router, and of the pending-ask probe a message passes before it.
  *
- * <p>They may import the JDK, JMH and {@code dev.pulsebus.command}; not the harness in
- * {@code dev.pulsebus.bench}.
+ * <p>They may import the JDK, JMH, {@code dev.pulsebus.command}, and for the probe {@code dev.pulsebus.bus},
+ * {@code dev.pulsebus.event} and {@code dev.pulsebus.pipeline}; not the harness in {@code dev.pulsebus.bench}.
  */
 package dev.pulsebus.bench.router;
