@@ -1,5 +1,7 @@
 package dev.pulsebus.telegram;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulsebus.event.Event;
@@ -10,13 +12,17 @@ import dev.pulsebus.pipeline.Adapter;
 import dev.pulsebus.pipeline.Inbound;
 import dev.pulsebus.pipeline.OutboundMessage;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -196,6 +202,22 @@ public final class TelegramAdapter implements Adapter {
         return sender.send(bot.token, message);
     }
 
+    /**
+     * The event in one {@code Update} as a webhook posts it, to bot {@code botId} whose {@code @username} is
+     * {@code username} (null: unknown, so no command suffix is stripped); null when it is no update (counted
+     * as bad). Nothing is dispatched; for tools and the benchmark. Any thread.
+     */
+    public @Nullable Event decode(ByteBuf update, String botId, @Nullable String username) {
+        try {
+            return UpdateDecoder.forThisThread().decode(update, botId, username, clock.instant());
+        } catch (IOException e) {
+            metrics.bad(TelegramMetrics.Bad.NOT_JSON, "an update that is not a JSON object");
+        } catch (IllegalArgumentException | NullPointerException e) {
+            metrics.bad(TelegramMetrics.Bad.INVALID, e.getMessage() == null ? e.toString() : e.getMessage());
+        }
+        return null;
+    }
+
     /** {@code telegram:<bot id>} of each bot to whether it works: its last Bot API call (or webhook setup) worked. */
     public Map<String, Boolean> health() {
         Map<String, Boolean> out = new LinkedHashMap<>();
@@ -280,10 +302,10 @@ public final class TelegramAdapter implements Adapter {
             if (offset > 0) {
                 params.put("offset", offset);
             }
-            JsonNode result;
+            List<Polled> batch;
             long started = System.nanoTime();
             try {
-                result = api.call(bot.token, "getUpdates", params, wait);
+                batch = api.call(bot.token, "getUpdates", params, wait, p -> read(bot, p));
             } catch (IOException | TelegramApiException e) {
                 if (stopping) {
                     return;
@@ -297,15 +319,16 @@ public final class TelegramAdapter implements Adapter {
             }
             bot.up = true;
             backoff.reset();
+            long last;
             try {
-                handleBatch(bot, result, key, offset);
+                last = handleBatch(batch == null ? List.of() : batch, key, offset);
             } finally {
                 synchronized (bot.pollLock) {
                     bot.inBatch = false;
                 }
             }
-            offset = Math.max(offset, lastId(result) + 1);
-            if (!result.isArray() || result.isEmpty()) {
+            offset = Math.max(offset, last + 1);
+            if (batch == null || batch.isEmpty()) {
                 if (System.nanoTime() - started < Duration.ofSeconds(settings.pollTimeoutSeconds()).toNanos()) {
                     sleeper.sleep(EMPTY_POLL_PAUSE_MILLIS);
                 }
@@ -313,30 +336,55 @@ public final class TelegramAdapter implements Adapter {
         }
     }
 
-    /** Hands the updates of one answer to the pipeline in order, confirming each after it. */
-    private void handleBatch(Bot bot, JsonNode result, String key, long offset) {
-        for (JsonNode update : result) {
-            JsonNode idNode = update.path("update_id");
-            if (!idNode.canConvertToLong()) {
-                metrics.bad(TelegramMetrics.Bad.INVALID, "an update without an integer update_id");
-                continue;
-            }
-            long id = idNode.asLong();
-            if (id < offset) {
-                continue; // confirmed before: a server that sends it again
-            }
-            handle(bot, update);
-            store(key, id);
-        }
+    /**
+     * One update of a {@code getUpdates} answer, decoded as the answer streamed in: its event, or why it has
+     * none; its {@code update_id}, -1 when it has none.
+     */
+    private record Polled(long updateId, String type, @Nullable Event event, String problem) {
     }
 
-    /** The highest {@code update_id} in {@code result}; -1 when none. */
-    private static long lastId(JsonNode result) {
-        long last = -1;
-        for (JsonNode update : result) {
-            if (update.path("update_id").canConvertToLong()) {
-                last = Math.max(last, update.path("update_id").asLong());
+    /** The updates of a {@code getUpdates} result, the parser at its first token. */
+    private List<Polled> read(Bot bot, JsonParser p) throws IOException {
+        if (p.currentToken() != JsonToken.START_ARRAY) {
+            p.skipChildren();
+            return List.of();
+        }
+        UpdateDecoder decoder = UpdateDecoder.forThisThread();
+        Instant now = clock.instant();
+        List<Polled> batch = new ArrayList<>();
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            try {
+                Event e = decoder.read(p, bot.id, bot.username, now);
+                batch.add(new Polled(decoder.updateId(), decoder.type(), e, ""));
+            } catch (IllegalArgumentException | NullPointerException e) {
+                batch.add(new Polled(decoder.updateId(), "", null, e.getMessage() == null ? e.toString() : e.getMessage()));
             }
+        }
+        return batch;
+    }
+
+    /**
+     * Hands the updates of one answer to the pipeline in order, confirming each after it; a bad one is
+     * counted and confirmed too. The highest {@code update_id} seen, -1 when none.
+     */
+    private long handleBatch(List<Polled> batch, String key, long offset) {
+        long last = -1;
+        for (Polled u : batch) {
+            if (u.updateId() < 0) {
+                metrics.bad(TelegramMetrics.Bad.INVALID, u.problem());
+                continue;
+            }
+            last = Math.max(last, u.updateId());
+            if (u.updateId() < offset) {
+                continue; // confirmed before: a server that sends it again
+            }
+            Event event = u.event();
+            if (event == null) {
+                metrics.bad(TelegramMetrics.Bad.INVALID, u.problem());
+            } else {
+                accept(u.type(), event);
+            }
+            store(key, u.updateId());
         }
         return last;
     }
@@ -367,16 +415,9 @@ public final class TelegramAdapter implements Adapter {
         }
     }
 
-    /** Decodes {@code update} and hands it to the pipeline on this thread; a bad one is counted and passed over. */
-    void handle(Bot bot, JsonNode update) {
-        Event event;
-        try {
-            event = UpdateDecoder.decode(update, bot.id, bot.username, clock.instant());
-        } catch (IllegalArgumentException | NullPointerException e) {
-            metrics.bad(TelegramMetrics.Bad.INVALID, e.getMessage() == null ? e.toString() : e.getMessage());
-            return;
-        }
-        metrics.update(UpdateDecoder.type(update));
+    /** Hands {@code event}, an update of {@code type}, to the pipeline on this thread. */
+    private void accept(String type, Event event) {
+        metrics.update(type);
         Inbound in = inbound;
         if (in != null) {
             in.accept(event);
@@ -411,16 +452,24 @@ public final class TelegramAdapter implements Adapter {
             Webhook.answer(ctx, request, HttpResponseStatus.UNAUTHORIZED, "wrong or missing " + Webhook.SECRET_HEADER);
             return true;
         }
-        JsonNode update = Webhook.read(request.content());
-        if (update == null) {
+        Event event;
+        UpdateDecoder decoder = UpdateDecoder.forThisThread(); // on the I/O thread: one decoder per thread, reused
+        try {
+            event = decoder.decode(request.content(), bot.id, bot.username, clock.instant());
+        } catch (IOException e) {
             metrics.bad(TelegramMetrics.Bad.NOT_JSON, "a posted body that is not a JSON object");
             Webhook.answer(ctx, request, HttpResponseStatus.BAD_REQUEST, "the body is not a JSON object");
             return true;
+        } catch (IllegalArgumentException | NullPointerException e) {
+            metrics.bad(TelegramMetrics.Bad.INVALID, e.getMessage() == null ? e.toString() : e.getMessage());
+            Webhook.ok(ctx, HttpUtil.isKeepAlive(request)); // taken no further; posting it again would not help
+            return true;
         }
-        boolean keepAlive = io.netty.handler.codec.http.HttpUtil.isKeepAlive(request);
+        String type = decoder.type();
+        boolean keepAlive = HttpUtil.isKeepAlive(request);
         work.execute(() -> {
             try {
-                handle(bot, update);
+                accept(type, event);
             } finally {
                 Webhook.ok(ctx, keepAlive);
             }
