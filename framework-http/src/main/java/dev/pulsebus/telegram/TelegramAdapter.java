@@ -31,7 +31,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,10 +46,11 @@ import org.slf4j.LoggerFactory;
  * <p><b>Polling</b> ({@link TelegramSettings.Mode#POLLING}): one poller per bot, a virtual thread that calls
  * {@code deleteWebhook} once (a webhook left from webhook mode would make {@code getUpdates} fail) and then
  * {@code getUpdates} with {@code timeout} and {@code offset} over and over, handing each update to the
- * pipeline in order and then storing its {@code update_id} in the KV store (namespace {@value #KV_NAMESPACE}),
- * so a restart asks from the next one: an update confirmed is never asked again, one not yet confirmed is
- * asked again (a kill between the pipeline and the store repeats that one update; the pipeline drops a repeat
- * within one run). A network error or a Bot API error waits a {@link Backoff} delay (0.5 s doubling to 30 s)
+ * pipeline in order and then storing its {@code update_id} in the KV store (namespace {@value #KV_NAMESPACE};
+ * ordered asynchronous writes, the answer done once its last has committed, before the next poll confirms
+ * it), so a restart asks from the next one: an update confirmed is never asked again, one not yet stored is
+ * asked again (a kill between the pipeline and the commit repeats the updates of that answer handled since
+ * the last commit; the pipeline drops a repeat within one run). A network error or a Bot API error waits a {@link Backoff} delay (0.5 s doubling to 30 s)
  * and the bot shows down until a call works again. Stopping lets a poller finish the batch it has.
  *
  * <p><b>Webhook</b> ({@link TelegramSettings.Mode#WEBHOOK}): {@code setWebhook} at start (retried with the
@@ -74,6 +78,8 @@ public final class TelegramAdapter implements Adapter {
     static final long EMPTY_POLL_PAUSE_MILLIS = 200;
     /** How long a stop lets a poll come back by itself before it cuts the poll off. */
     static final Duration STOP_GRACE = Duration.ofSeconds(1);
+    /** How long a batch waits for its last offset to be stored before it goes on (warning). */
+    static final Duration STORE_WAIT = Duration.ofSeconds(30);
 
     final TelegramSettings settings;
     final TelegramMetrics metrics = new TelegramMetrics();
@@ -364,11 +370,16 @@ public final class TelegramAdapter implements Adapter {
     }
 
     /**
-     * Hands the updates of one answer to the pipeline in order, confirming each after it; a bad one is
-     * counted and confirmed too. The highest {@code update_id} seen, -1 when none.
+     * Hands the updates of one answer to the pipeline in order, storing each one's {@code update_id} after it;
+     * a bad one is counted and stored too. The stores are the KV's ordered asynchronous writes, so the next
+     * update's pipeline runs while the last one's commit does; the batch ends when its last store has
+     * committed, so the next {@code getUpdates} (which confirms the batch to Telegram) never runs ahead of the
+     * stored offset. The highest {@code update_id} seen, -1 when none.
      */
-    private long handleBatch(List<Polled> batch, String key, long offset) {
+    private long handleBatch(List<Polled> batch, String key, long offset) throws InterruptedException {
         long last = -1;
+        CompletableFuture<Void> stored = null;
+        long storedId = -1;
         for (Polled u : batch) {
             if (u.updateId() < 0) {
                 metrics.bad(TelegramMetrics.Bad.INVALID, u.problem());
@@ -384,7 +395,19 @@ public final class TelegramAdapter implements Adapter {
             } else {
                 accept(u.type(), event);
             }
-            store(key, u.updateId());
+            CompletableFuture<Void> s = store(key, u.updateId());
+            if (s != null) {
+                stored = s;
+                storedId = u.updateId();
+            }
+        }
+        if (stored != null) {
+            try {
+                stored.get(STORE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                LOG.warn("Telegram: update {} handled but its offset not stored ({}); a restart may repeat it",
+                        storedId, e instanceof ExecutionException x && x.getCause() != null ? x.getCause() : e);
+            }
         }
         return last;
     }
@@ -403,15 +426,16 @@ public final class TelegramAdapter implements Adapter {
         }
     }
 
-    private void store(String key, long updateId) {
+    /** Stores {@code updateId} as the last handled (a KV write, ordered after the earlier ones); null without a KV. */
+    private @Nullable CompletableFuture<Void> store(String key, long updateId) {
         Kv k = kv;
-        if (k != null) {
-            try {
-                k.set(key, Long.toString(updateId));
-            } catch (RuntimeException e) {
-                LOG.warn("Telegram: update {} handled but its offset not stored ({}); a restart may repeat it",
-                        updateId, e.toString());
-            }
+        if (k == null) {
+            return null;
+        }
+        try {
+            return k.setAsync(key, Long.toString(updateId)).toCompletableFuture();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
         }
     }
 
