@@ -1,14 +1,12 @@
 package dev.pulsebus.onebot;
 
+import dev.pulsebus.adapter.AdapterMeters;
 import dev.pulsebus.internal.FailureLog;
-import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -81,35 +79,25 @@ final class OneBotMetrics {
     }
 
     private final String version;
-    private final Map<Kind, LongAdder> frames = adders(Kind.class);
-    private final Map<Bad, LongAdder> bad = adders(Bad.class);
+    private final Map<Kind, LongAdder> frames = AdapterMeters.adders(Kind.class);
+    private final Map<Bad, LongAdder> bad = AdapterMeters.adders(Bad.class);
     /** By action index ({@link #actionIndex}), then outcome. */
     private final List<Map<Outcome, LongAdder>> actions = new ArrayList<>(ACTIONS.size());
     final AtomicInteger connections = new AtomicInteger();
     final LongAdder reconnects = new LongAdder();
     private final FailureLog badLog = FailureLog.warning(LOG, Duration.ofSeconds(10));
     private @Nullable Timer duration;
-    private final List<Meter> meters = new ArrayList<>();
-    private @Nullable MeterRegistry registry;
+    private final AdapterMeters meters = new AdapterMeters();
 
     OneBotMetrics(String version) {
         this.version = version;
         for (int i = 0; i < ACTIONS.size(); i++) {
-            actions.add(adders(Outcome.class));
+            actions.add(AdapterMeters.adders(Outcome.class));
         }
-    }
-
-    /** An adder per constant of {@code type}, filled once; reads only after (EnumMap.get: no allocation). */
-    private static <E extends Enum<E>> Map<E, LongAdder> adders(Class<E> type) {
-        Map<E, LongAdder> map = new EnumMap<>(type);
-        for (E e : type.getEnumConstants()) {
-            map.put(e, new LongAdder());
-        }
-        return map;
     }
 
     private static LongAdder get(Map<?, LongAdder> adders, Object key) {
-        return Objects.requireNonNull(adders.get(key));
+        return AdapterMeters.get(adders, key);
     }
 
     void frame(Kind kind) {
@@ -149,40 +137,31 @@ final class OneBotMetrics {
     }
 
     void bind(MeterRegistry registry) {
-        this.registry = registry;
+        meters.bind(registry);
         for (Kind k : Kind.values()) {
-            meters.add(FunctionCounter.builder("pulsebus.onebot.frames", get(frames, k), LongAdder::sum)
-                    .description("OneBot frames by direction and kind").tag("version", version)
-                    .tag("direction", k.direction).tag("kind", k.label).register(registry));
+            meters.counter("pulsebus.onebot.frames", "OneBot frames by direction and kind", get(frames, k),
+                    "version", version, "direction", k.direction, "kind", k.label);
         }
         for (Bad b : Bad.values()) {
-            meters.add(FunctionCounter.builder("pulsebus.onebot.bad.frames", get(bad, b), LongAdder::sum)
-                    .description("Inbound OneBot frames not taken, and outbound messages refused, by reason")
-                    .tag("version", version).tag("reason", b.label).register(registry));
+            meters.counter("pulsebus.onebot.bad.frames",
+                    "Inbound OneBot frames not taken, and outbound messages refused, by reason", get(bad, b),
+                    "version", version, "reason", b.label);
         }
         for (int a = 0; a < ACTIONS.size(); a++) {
             for (Outcome o : Outcome.values()) {
-                meters.add(FunctionCounter.builder("pulsebus.onebot.actions", get(actions.get(a), o), LongAdder::sum)
-                        .description("OneBot actions by action and outcome").tag("version", version)
-                        .tag("action", ACTIONS.get(a)).tag("outcome", o.label).register(registry));
+                meters.counter("pulsebus.onebot.actions", "OneBot actions by action and outcome",
+                        get(actions.get(a), o), "version", version, "action", ACTIONS.get(a), "outcome", o.label);
             }
         }
-        Timer t = Timer.builder("pulsebus.onebot.action.duration").description("From an action sent to its response")
-                .tag("version", version).register(registry);
-        meters.add(t);
-        duration = t;
+        duration = meters.add(Timer.builder("pulsebus.onebot.action.duration")
+                .description("From an action sent to its response").tag("version", version).register(registry));
         meters.add(Gauge.builder("pulsebus.onebot.connections", connections, AtomicInteger::get)
                 .description("Open OneBot connections").tag("version", version).register(registry));
-        meters.add(FunctionCounter.builder("pulsebus.onebot.reconnects", reconnects, LongAdder::sum)
-                .description("Forward WebSocket reconnects").tag("version", version).register(registry));
+        meters.counter("pulsebus.onebot.reconnects", "Forward WebSocket reconnects", reconnects, "version", version);
     }
 
     void unbind() {
-        MeterRegistry r = registry;
-        if (r != null) {
-            meters.forEach(r::remove);
-            meters.clear();
-            duration = null;
-        }
+        meters.unbind();
+        duration = null;
     }
 }

@@ -1,7 +1,7 @@
 package dev.pulsebus.onebot;
 
+import dev.pulsebus.adapter.SectionReader;
 import dev.pulsebus.config.ConfigException;
-import java.net.URI;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -84,62 +84,23 @@ public record OneBotSettings(int version, boolean enabled, Mode mode, String url
      * @throws ConfigException naming the setting that is unknown or wrong
      */
     public static OneBotSettings read(int version, Map<String, String> keys, String source) {
-        String section = "adapters.onebot" + version;
-        for (String key : keys.keySet()) {
-            if (!KEYS.contains(key)) {
-                throw new ConfigException(source + ": unknown setting " + section + "." + key + "; known in ["
-                        + section + "]: " + String.join(", ", KEYS.stream().sorted().toList()));
-            }
-        }
-        String enabledText = keys.getOrDefault("enabled", "true").trim();
-        if (!enabledText.equalsIgnoreCase("true") && !enabledText.equalsIgnoreCase("false")) {
-            throw new ConfigException(source + ": " + section + ".enabled must be true or false, was \"" + enabledText + "\"");
-        }
+        SectionReader r = new SectionReader("adapters.onebot" + version, keys, KEYS, source);
+        boolean enabled = r.bool("enabled", true);
         Mode mode;
         try {
-            mode = Mode.of(keys.getOrDefault("mode", "reverse-ws").trim());
+            mode = Mode.of(r.text("mode", "reverse-ws").trim());
         } catch (IllegalArgumentException e) {
-            throw new ConfigException(source + ": " + section + ".mode " + e.getMessage());
+            throw r.error("mode " + e.getMessage());
         }
-        String url = keys.getOrDefault("url", mode == Mode.FORWARD_WS ? "ws://127.0.0.1:3001" : "");
-        if (mode == Mode.FORWARD_WS || (mode == Mode.HTTP && !url.isEmpty())) { // reverse-ws: not used
-            try {
-                URI u = new URI(url);
-                String scheme = u.getScheme() == null ? "" : u.getScheme();
-                boolean ws = scheme.equals("ws") || scheme.equals("wss");
-                boolean http = scheme.equals("http") || scheme.equals("https");
-                if (u.getHost() == null || (mode == Mode.FORWARD_WS ? !ws : !http)) {
-                    throw new java.net.URISyntaxException(url, mode == Mode.FORWARD_WS
-                            ? "needs ws://host:port" : "needs http://host:port");
-                }
-            } catch (java.net.URISyntaxException e) {
-                throw new ConfigException(source + ": " + section + ".url is not a usable URL for mode "
-                        + mode.setting() + ": " + e.getMessage());
-            }
+        String url = r.text("url", mode == Mode.FORWARD_WS ? "ws://127.0.0.1:3001" : "");
+        if (mode == Mode.FORWARD_WS) { // reverse-ws: not used
+            r.url("url", url, Set.of("ws", "wss"), "needs ws://host:port", " for mode " + mode.setting());
+        } else if (mode == Mode.HTTP && !url.isEmpty()) {
+            r.url("url", url, Set.of("http", "https"), "needs http://host:port", " for mode " + mode.setting());
         }
-        return new OneBotSettings(version, Boolean.parseBoolean(enabledText), mode, url,
-                keys.getOrDefault("access_token", ""), keys.getOrDefault("secret", ""),
-                integer(keys, "action_timeout_ms", DEFAULT_TIMEOUT_MS, 1, 3_600_000, section, source),
-                integer(keys, "max_frame_bytes", DEFAULT_MAX_FRAME_BYTES, 256, 64 * 1024 * 1024, section, source),
+        return new OneBotSettings(version, enabled, mode, url, r.text("access_token", ""), r.text("secret", ""),
+                r.integer("action_timeout_ms", DEFAULT_TIMEOUT_MS, 1, 3_600_000),
+                r.integer("max_frame_bytes", DEFAULT_MAX_FRAME_BYTES, 256, 64 * 1024 * 1024),
                 DEFAULT_QUEUE_CAPACITY);
-    }
-
-    private static int integer(Map<String, String> keys, String key, int dflt, int min, int max, String section,
-                               String source) {
-        String v = keys.get(key);
-        if (v == null) {
-            return dflt;
-        }
-        long n;
-        try {
-            n = Long.parseLong(v.trim());
-        } catch (NumberFormatException e) {
-            throw new ConfigException(source + ": " + section + "." + key + " must be an integer, was \"" + v + "\"");
-        }
-        if (n < min || n > max) {
-            throw new ConfigException(source + ": " + section + "." + key + " must be between " + min + " and " + max
-                    + ", was " + n);
-        }
-        return (int) n;
     }
 }

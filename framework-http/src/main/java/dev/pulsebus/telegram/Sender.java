@@ -19,7 +19,10 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Sends outbound messages: text through {@code sendMessage} (split at {@value #MAX_TEXT} characters on a line
- * or word boundary), each image through {@code sendPhoto} (its {@code file_id} or URL), the first of them
+ * or word boundary), each image through {@code sendPhoto} (its {@code file_id} or URL), a {@code document},
+ * {@code sticker}, {@code animation}, {@code audio}, {@code video}, {@code video_note} or {@code voice}
+ * segment with a {@code file_id} (as the decoder makes them) through its own method ({@code sendDocument},
+ * ...), in the order of the segments, the first of them
  * with {@code reply_parameters} when the message replies. One chat's messages go out in order, each chat on
  * its own virtual thread: a {@code 429} waits its {@code retry_after} for that chat only, a {@code 5xx} or a
  * network failure is retried after a {@link Backoff} delay, each at most {@value #RETRIES} times; any other
@@ -29,6 +32,10 @@ import java.util.concurrent.ThreadLocalRandom;
 final class Sender {
 
     static final int MAX_TEXT = 4096;
+    /** The send method of each file segment the decoder makes, by segment type (its parameter's name too). */
+    static final Map<String, String> FILE_METHODS = Map.of("document", "sendDocument", "sticker", "sendSticker",
+            "animation", "sendAnimation", "audio", "sendAudio", "video", "sendVideo", "video_note", "sendVideoNote",
+            "voice", "sendVoice");
     static final int RETRIES = 5;
 
     /** Sleeps for a test's clock or the real one. */
@@ -130,6 +137,12 @@ final class Sender {
                     texts(calls, chatId, text);
                     ObjectNode p = Json.MAPPER.createObjectNode().put("chat_id", chatId).put("photo", i.fileId());
                     calls.add(new Call("sendPhoto", p));
+                }
+                case Segment.Other o when FILE_METHODS.containsKey(o.type())
+                        && o.data().get("file_id") instanceof String fileId && !fileId.isEmpty() -> {
+                    texts(calls, chatId, text);
+                    ObjectNode p = Json.MAPPER.createObjectNode().put("chat_id", chatId).put(o.type(), fileId);
+                    calls.add(new Call(FILE_METHODS.get(o.type()), p));
                 }
                 default -> text.append(s.plainText());
             }

@@ -1,5 +1,7 @@
 package dev.pulsebus.telegram;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulsebus.event.Event;
@@ -10,13 +12,17 @@ import dev.pulsebus.pipeline.Adapter;
 import dev.pulsebus.pipeline.Inbound;
 import dev.pulsebus.pipeline.OutboundMessage;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +31,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,10 +46,11 @@ import org.slf4j.LoggerFactory;
  * <p><b>Polling</b> ({@link TelegramSettings.Mode#POLLING}): one poller per bot, a virtual thread that calls
  * {@code deleteWebhook} once (a webhook left from webhook mode would make {@code getUpdates} fail) and then
  * {@code getUpdates} with {@code timeout} and {@code offset} over and over, handing each update to the
- * pipeline in order and then storing its {@code update_id} in the KV store (namespace {@value #KV_NAMESPACE}),
- * so a restart asks from the next one: an update confirmed is never asked again, one not yet confirmed is
- * asked again (a kill between the pipeline and the store repeats that one update; the pipeline drops a repeat
- * within one run). A network error or a Bot API error waits a {@link Backoff} delay (0.5 s doubling to 30 s)
+ * pipeline in order and then storing its {@code update_id} in the KV store (namespace {@value #KV_NAMESPACE};
+ * ordered asynchronous writes, the answer done once its last has committed, before the next poll confirms
+ * it), so a restart asks from the next one: an update confirmed is never asked again, one not yet stored is
+ * asked again (a kill between the pipeline and the commit repeats the updates of that answer handled since
+ * the last commit; the pipeline drops a repeat within one run). A network error or a Bot API error waits a {@link Backoff} delay (0.5 s doubling to 30 s)
  * and the bot shows down until a call works again. Stopping lets a poller finish the batch it has.
  *
  * <p><b>Webhook</b> ({@link TelegramSettings.Mode#WEBHOOK}): {@code setWebhook} at start (retried with the
@@ -68,6 +78,8 @@ public final class TelegramAdapter implements Adapter {
     static final long EMPTY_POLL_PAUSE_MILLIS = 200;
     /** How long a stop lets a poll come back by itself before it cuts the poll off. */
     static final Duration STOP_GRACE = Duration.ofSeconds(1);
+    /** How long a batch waits for its last offset to be stored before it goes on (warning). */
+    static final Duration STORE_WAIT = Duration.ofSeconds(30);
 
     final TelegramSettings settings;
     final TelegramMetrics metrics = new TelegramMetrics();
@@ -196,6 +208,22 @@ public final class TelegramAdapter implements Adapter {
         return sender.send(bot.token, message);
     }
 
+    /**
+     * The event in one {@code Update} as a webhook posts it, to bot {@code botId} whose {@code @username} is
+     * {@code username} (null: unknown, so no command suffix is stripped); null when it is no update (counted
+     * as bad). Nothing is dispatched; for tools and the benchmark. Any thread.
+     */
+    public @Nullable Event decode(ByteBuf update, String botId, @Nullable String username) {
+        try {
+            return UpdateDecoder.forThisThread().decode(update, botId, username, clock.instant());
+        } catch (IOException e) {
+            metrics.bad(TelegramMetrics.Bad.NOT_JSON, "an update that is not a JSON object");
+        } catch (IllegalArgumentException | NullPointerException e) {
+            metrics.bad(TelegramMetrics.Bad.INVALID, e.getMessage() == null ? e.toString() : e.getMessage());
+        }
+        return null;
+    }
+
     /** {@code telegram:<bot id>} of each bot to whether it works: its last Bot API call (or webhook setup) worked. */
     public Map<String, Boolean> health() {
         Map<String, Boolean> out = new LinkedHashMap<>();
@@ -280,10 +308,10 @@ public final class TelegramAdapter implements Adapter {
             if (offset > 0) {
                 params.put("offset", offset);
             }
-            JsonNode result;
+            List<Polled> batch;
             long started = System.nanoTime();
             try {
-                result = api.call(bot.token, "getUpdates", params, wait);
+                batch = api.call(bot.token, "getUpdates", params, wait, p -> read(bot, p));
             } catch (IOException | TelegramApiException e) {
                 if (stopping) {
                     return;
@@ -297,15 +325,16 @@ public final class TelegramAdapter implements Adapter {
             }
             bot.up = true;
             backoff.reset();
+            long last;
             try {
-                handleBatch(bot, result, key, offset);
+                last = handleBatch(batch == null ? List.of() : batch, key, offset);
             } finally {
                 synchronized (bot.pollLock) {
                     bot.inBatch = false;
                 }
             }
-            offset = Math.max(offset, lastId(result) + 1);
-            if (!result.isArray() || result.isEmpty()) {
+            offset = Math.max(offset, last + 1);
+            if (batch == null || batch.isEmpty()) {
                 if (System.nanoTime() - started < Duration.ofSeconds(settings.pollTimeoutSeconds()).toNanos()) {
                     sleeper.sleep(EMPTY_POLL_PAUSE_MILLIS);
                 }
@@ -313,29 +342,71 @@ public final class TelegramAdapter implements Adapter {
         }
     }
 
-    /** Hands the updates of one answer to the pipeline in order, confirming each after it. */
-    private void handleBatch(Bot bot, JsonNode result, String key, long offset) {
-        for (JsonNode update : result) {
-            JsonNode idNode = update.path("update_id");
-            if (!idNode.canConvertToLong()) {
-                metrics.bad(TelegramMetrics.Bad.INVALID, "an update without an integer update_id");
-                continue;
-            }
-            long id = idNode.asLong();
-            if (id < offset) {
-                continue; // confirmed before: a server that sends it again
-            }
-            handle(bot, update);
-            store(key, id);
-        }
+    /**
+     * One update of a {@code getUpdates} answer, decoded as the answer streamed in: its event, or why it has
+     * none; its {@code update_id}, -1 when it has none.
+     */
+    private record Polled(long updateId, String type, @Nullable Event event, String problem) {
     }
 
-    /** The highest {@code update_id} in {@code result}; -1 when none. */
-    private static long lastId(JsonNode result) {
+    /** The updates of a {@code getUpdates} result, the parser at its first token. */
+    private List<Polled> read(Bot bot, JsonParser p) throws IOException {
+        if (p.currentToken() != JsonToken.START_ARRAY) {
+            p.skipChildren();
+            return List.of();
+        }
+        UpdateDecoder decoder = UpdateDecoder.forThisThread();
+        Instant now = clock.instant();
+        List<Polled> batch = new ArrayList<>();
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            try {
+                Event e = decoder.read(p, bot.id, bot.username, now);
+                batch.add(new Polled(decoder.updateId(), decoder.type(), e, ""));
+            } catch (IllegalArgumentException | NullPointerException e) {
+                batch.add(new Polled(decoder.updateId(), "", null, e.getMessage() == null ? e.toString() : e.getMessage()));
+            }
+        }
+        return batch;
+    }
+
+    /**
+     * Hands the updates of one answer to the pipeline in order, storing each one's {@code update_id} after it;
+     * a bad one is counted and stored too. The stores are the KV's ordered asynchronous writes, so the next
+     * update's pipeline runs while the last one's commit does; the batch ends when its last store has
+     * committed, so the next {@code getUpdates} (which confirms the batch to Telegram) never runs ahead of the
+     * stored offset. The highest {@code update_id} seen, -1 when none.
+     */
+    private long handleBatch(List<Polled> batch, String key, long offset) throws InterruptedException {
         long last = -1;
-        for (JsonNode update : result) {
-            if (update.path("update_id").canConvertToLong()) {
-                last = Math.max(last, update.path("update_id").asLong());
+        CompletableFuture<Void> stored = null;
+        long storedId = -1;
+        for (Polled u : batch) {
+            if (u.updateId() < 0) {
+                metrics.bad(TelegramMetrics.Bad.INVALID, u.problem());
+                continue;
+            }
+            last = Math.max(last, u.updateId());
+            if (u.updateId() < offset) {
+                continue; // confirmed before: a server that sends it again
+            }
+            Event event = u.event();
+            if (event == null) {
+                metrics.bad(TelegramMetrics.Bad.INVALID, u.problem());
+            } else {
+                accept(u.type(), event);
+            }
+            CompletableFuture<Void> s = store(key, u.updateId());
+            if (s != null) {
+                stored = s;
+                storedId = u.updateId();
+            }
+        }
+        if (stored != null) {
+            try {
+                stored.get(STORE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                LOG.warn("Telegram: update {} handled but its offset not stored ({}); a restart may repeat it",
+                        storedId, e instanceof ExecutionException x && x.getCause() != null ? x.getCause() : e);
             }
         }
         return last;
@@ -355,28 +426,22 @@ public final class TelegramAdapter implements Adapter {
         }
     }
 
-    private void store(String key, long updateId) {
+    /** Stores {@code updateId} as the last handled (a KV write, ordered after the earlier ones); null without a KV. */
+    private @Nullable CompletableFuture<Void> store(String key, long updateId) {
         Kv k = kv;
-        if (k != null) {
-            try {
-                k.set(key, Long.toString(updateId));
-            } catch (RuntimeException e) {
-                LOG.warn("Telegram: update {} handled but its offset not stored ({}); a restart may repeat it",
-                        updateId, e.toString());
-            }
+        if (k == null) {
+            return null;
+        }
+        try {
+            return k.setAsync(key, Long.toString(updateId)).toCompletableFuture();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
         }
     }
 
-    /** Decodes {@code update} and hands it to the pipeline on this thread; a bad one is counted and passed over. */
-    void handle(Bot bot, JsonNode update) {
-        Event event;
-        try {
-            event = UpdateDecoder.decode(update, bot.id, bot.username, clock.instant());
-        } catch (IllegalArgumentException | NullPointerException e) {
-            metrics.bad(TelegramMetrics.Bad.INVALID, e.getMessage() == null ? e.toString() : e.getMessage());
-            return;
-        }
-        metrics.update(UpdateDecoder.type(update));
+    /** Hands {@code event}, an update of {@code type}, to the pipeline on this thread. */
+    private void accept(String type, Event event) {
+        metrics.update(type);
         Inbound in = inbound;
         if (in != null) {
             in.accept(event);
@@ -411,16 +476,24 @@ public final class TelegramAdapter implements Adapter {
             Webhook.answer(ctx, request, HttpResponseStatus.UNAUTHORIZED, "wrong or missing " + Webhook.SECRET_HEADER);
             return true;
         }
-        JsonNode update = Webhook.read(request.content());
-        if (update == null) {
+        Event event;
+        UpdateDecoder decoder = UpdateDecoder.forThisThread(); // on the I/O thread: one decoder per thread, reused
+        try {
+            event = decoder.decode(request.content(), bot.id, bot.username, clock.instant());
+        } catch (IOException e) {
             metrics.bad(TelegramMetrics.Bad.NOT_JSON, "a posted body that is not a JSON object");
             Webhook.answer(ctx, request, HttpResponseStatus.BAD_REQUEST, "the body is not a JSON object");
             return true;
+        } catch (IllegalArgumentException | NullPointerException e) {
+            metrics.bad(TelegramMetrics.Bad.INVALID, e.getMessage() == null ? e.toString() : e.getMessage());
+            Webhook.ok(ctx, HttpUtil.isKeepAlive(request)); // taken no further; posting it again would not help
+            return true;
         }
-        boolean keepAlive = io.netty.handler.codec.http.HttpUtil.isKeepAlive(request);
+        String type = decoder.type();
+        boolean keepAlive = HttpUtil.isKeepAlive(request);
         work.execute(() -> {
             try {
-                handle(bot, update);
+                accept(type, event);
             } finally {
                 Webhook.ok(ctx, keepAlive);
             }

@@ -1,18 +1,14 @@
 package dev.pulsebus.telegram;
 
+import dev.pulsebus.adapter.AdapterMeters;
 import dev.pulsebus.internal.FailureLog;
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.LongAdder;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,86 +49,69 @@ final class TelegramMetrics {
         }
     }
 
-    private final Map<String, LongAdder> updates = new HashMap<>();
-    private final Map<Bad, LongAdder> bad = new EnumMap<>(Bad.class);
+    private final Map<String, LongAdder> updates = AdapterMeters.adders(TYPES);
+    private final Map<Bad, LongAdder> bad = AdapterMeters.adders(Bad.class);
     private final Map<String, Map<Outcome, LongAdder>> calls = new HashMap<>();
     final LongAdder webhookRefused = new LongAdder();
     private final FailureLog badLog = FailureLog.warning(LOG, Duration.ofSeconds(10));
-    private final List<Meter> meters = new ArrayList<>();
-    private @Nullable MeterRegistry registry;
+    private final AdapterMeters meters = new AdapterMeters();
 
     TelegramMetrics() {
-        for (String t : TYPES) {
-            updates.put(t, new LongAdder());
-        }
-        for (Bad b : Bad.values()) {
-            bad.put(b, new LongAdder());
-        }
         for (String m : METHODS) {
-            Map<Outcome, LongAdder> byOutcome = new EnumMap<>(Outcome.class);
-            for (Outcome o : Outcome.values()) {
-                byOutcome.put(o, new LongAdder());
-            }
-            calls.put(m, byOutcome);
+            calls.put(m, AdapterMeters.adders(Outcome.class));
         }
     }
 
     void update(String type) {
         LongAdder a = updates.get(type);
-        Objects.requireNonNull(a != null ? a : updates.get("other")).increment();
+        (a != null ? a : AdapterMeters.get(updates, "other")).increment();
     }
 
     long updates(String type) {
-        return Objects.requireNonNull(updates.get(type)).sum();
+        return AdapterMeters.get(updates, type).sum();
     }
 
     /** Counts an update not taken and warns, the first time and then at most every 10 s; polling goes on. */
     void bad(Bad reason, String detail) {
-        Objects.requireNonNull(bad.get(reason)).increment();
+        AdapterMeters.get(bad, reason).increment();
         badLog.warn("Telegram: an update taken no further ({}: {}); counted in pulsebus_telegram_bad_updates_total, "
                 + "warned at most every 10 s", reason.label, detail);
     }
 
     long bad(Bad reason) {
-        return Objects.requireNonNull(bad.get(reason)).sum();
+        return AdapterMeters.get(bad, reason).sum();
     }
 
     void call(String method, Outcome outcome) {
         Map<Outcome, LongAdder> m = calls.get(method);
-        Objects.requireNonNull(Objects.requireNonNull(m != null ? m : calls.get("other")).get(outcome)).increment();
+        AdapterMeters.get(m != null ? m : Objects.requireNonNull(calls.get("other")), outcome).increment();
     }
 
     long calls(String method, Outcome outcome) {
-        return Objects.requireNonNull(Objects.requireNonNull(calls.get(method)).get(outcome)).sum();
+        return AdapterMeters.get(Objects.requireNonNull(calls.get(method)), outcome).sum();
     }
 
     void bind(MeterRegistry registry) {
-        this.registry = registry;
+        meters.bind(registry);
         for (String t : TYPES) {
-            meters.add(FunctionCounter.builder("pulsebus.telegram.updates", Objects.requireNonNull(updates.get(t)), LongAdder::sum)
-                    .description("Telegram updates taken, by type").tag("type", t).register(registry));
+            meters.counter("pulsebus.telegram.updates", "Telegram updates taken, by type", AdapterMeters.get(updates, t),
+                    "type", t);
         }
         for (Bad b : Bad.values()) {
-            meters.add(FunctionCounter.builder("pulsebus.telegram.bad.updates", Objects.requireNonNull(bad.get(b)), LongAdder::sum)
-                    .description("Telegram updates not taken, by reason").tag("reason", b.label).register(registry));
+            meters.counter("pulsebus.telegram.bad.updates", "Telegram updates not taken, by reason",
+                    AdapterMeters.get(bad, b), "reason", b.label);
         }
         for (String m : METHODS) {
             for (Outcome o : Outcome.values()) {
-                meters.add(FunctionCounter.builder("pulsebus.telegram.api.calls",
-                                Objects.requireNonNull(Objects.requireNonNull(calls.get(m)).get(o)), LongAdder::sum)
-                        .description("Bot API calls by method and outcome").tag("method", m).tag("outcome", o.label)
-                        .register(registry));
+                meters.counter("pulsebus.telegram.api.calls", "Bot API calls by method and outcome",
+                        AdapterMeters.get(Objects.requireNonNull(calls.get(m)), o), "method", m, "outcome", o.label);
             }
         }
-        meters.add(FunctionCounter.builder("pulsebus.telegram.webhook.refused", webhookRefused, LongAdder::sum)
-                .description("Webhook posts answered 401: no or a wrong secret token").register(registry));
+        meters.counter("pulsebus.telegram.webhook.refused", "Webhook posts answered 401: no or a wrong secret token",
+                webhookRefused);
     }
 
     void unbind() {
-        MeterRegistry r = registry;
-        if (r != null) {
-            meters.forEach(r::remove);
-            meters.clear();
-        }
+        meters.unbind();
     }
 }

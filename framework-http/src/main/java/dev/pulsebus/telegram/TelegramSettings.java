@@ -2,9 +2,9 @@ package dev.pulsebus.telegram;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pulsebus.adapter.SectionReader;
 import dev.pulsebus.config.ConfigException;
 import dev.pulsebus.internal.Json;
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -34,6 +34,7 @@ public record TelegramSettings(boolean enabled, Mode mode, List<String> tokens, 
             "webhook_secret");
     public static final String DEFAULT_API_URL = "https://api.telegram.org";
     public static final int DEFAULT_POLL_TIMEOUT_SECONDS = 50;
+    private static final Set<String> HTTP = Set.of("http", "https");
 
     /** How updates arrive. */
     public enum Mode {
@@ -111,45 +112,31 @@ public record TelegramSettings(boolean enabled, Mode mode, List<String> tokens, 
      * @throws ConfigException naming the setting that is unknown or wrong
      */
     public static TelegramSettings read(Map<String, String> keys, String source) {
-        String section = "adapters.telegram";
-        for (String key : keys.keySet()) {
-            if (!KEYS.contains(key)) {
-                throw new ConfigException(source + ": unknown setting " + section + "." + key + "; known in ["
-                        + section + "]: " + String.join(", ", KEYS.stream().sorted().toList()));
-            }
-        }
-        String enabledText = keys.getOrDefault("enabled", "true").trim();
-        if (!enabledText.equalsIgnoreCase("true") && !enabledText.equalsIgnoreCase("false")) {
-            throw new ConfigException(source + ": " + section + ".enabled must be true or false, was \""
-                    + enabledText + "\"");
-        }
-        boolean enabled = Boolean.parseBoolean(enabledText);
-        String modeText = keys.getOrDefault("mode", "polling").trim();
+        SectionReader r = new SectionReader("adapters.telegram", keys, KEYS, source);
+        boolean enabled = r.bool("enabled", true);
+        String modeText = r.text("mode", "polling").trim();
         Mode mode = switch (modeText) {
             case "polling" -> Mode.POLLING;
             case "webhook" -> Mode.WEBHOOK;
-            default -> throw new ConfigException(source + ": " + section + ".mode must be \"polling\" or \"webhook\", "
-                    + "was \"" + modeText + "\"");
+            default -> throw r.error("mode must be \"polling\" or \"webhook\", was \"" + modeText + "\"");
         };
-        List<String> tokens = tokens(keys.getOrDefault("token", ""), section, source);
+        List<String> tokens = tokens(r);
         if (enabled && tokens.isEmpty()) {
-            throw new ConfigException(source + ": " + section + ".token is empty: set it to the token BotFather "
-                    + "gave (or PULSEBUS_ADAPTERS_TELEGRAM__TOKEN), or enabled = false");
+            throw r.error("token is empty: set it to the token BotFather gave (or PULSEBUS_ADAPTERS_TELEGRAM__TOKEN), "
+                    + "or enabled = false");
         }
-        String apiUrl = keys.getOrDefault("api_url", DEFAULT_API_URL).strip();
-        httpUrl(apiUrl, section + ".api_url", source);
-        String webhookUrl = keys.getOrDefault("webhook_url", "").strip();
+        String apiUrl = r.text("api_url", DEFAULT_API_URL).strip();
+        r.url("api_url", apiUrl, HTTP, "needs http(s)://host", "");
+        String webhookUrl = r.text("webhook_url", "").strip();
         if (mode == Mode.WEBHOOK) {
             if (webhookUrl.isEmpty()) {
-                throw new ConfigException(source + ": " + section + ".webhook_url is empty: webhook mode needs the "
-                        + "public URL Telegram calls");
+                throw r.error("webhook_url is empty: webhook mode needs the public URL Telegram calls");
             }
-            httpUrl(webhookUrl, section + ".webhook_url", source);
+            r.url("webhook_url", webhookUrl, HTTP, "needs http(s)://host", "");
         }
-        String secret = keys.getOrDefault("webhook_secret", "");
+        String secret = r.text("webhook_secret", "");
         if (!secret.matches("[A-Za-z0-9_-]{0,256}")) {
-            throw new ConfigException(source + ": " + section + ".webhook_secret may hold 1 to 256 of A-Z, a-z, 0-9, "
-                    + "_ and - (the Bot API's secret_token)");
+            throw r.error("webhook_secret may hold 1 to 256 of A-Z, a-z, 0-9, _ and - (the Bot API's secret_token)");
         }
         return new TelegramSettings(enabled, mode, tokens, apiUrl, webhookUrl, secret, DEFAULT_POLL_TIMEOUT_SECONDS);
     }
@@ -159,19 +146,19 @@ public record TelegramSettings(boolean enabled, Mode mode, List<String> tokens, 
      * gives them), or a TOML array of strings ({@code token = ["1:a", "2:b"]}, which the file hands over as
      * its JSON text). A bot id given twice is an error: each bot is one {@code Self}.
      */
-    private static List<String> tokens(String text, String section, String source) {
+    private static List<String> tokens(SectionReader r) {
+        String text = r.text("token", "");
         List<String> given = new ArrayList<>();
         if (text.strip().startsWith("[")) {
             try {
                 for (JsonNode t : Json.MAPPER.readTree(text)) {
                     if (!t.isTextual()) {
-                        throw new ConfigException(source + ": " + section + ".token is an array with " + t
-                                + " in it: each element is a bot token in quotes");
+                        throw r.error("token is an array with " + t + " in it: each element is a bot token in quotes");
                     }
                     given.add(t.textValue());
                 }
             } catch (JsonProcessingException e) {
-                throw new ConfigException(source + ": " + section + ".token is neither a token nor an array of them");
+                throw r.error("token is neither a token nor an array of them");
             }
         } else {
             given.addAll(List.of(text.split(",", -1)));
@@ -185,26 +172,13 @@ public record TelegramSettings(boolean enabled, Mode mode, List<String> tokens, 
             }
             String id = botId(token);
             if (id.isEmpty()) {
-                throw new ConfigException(source + ": " + section + ".token is not a bot token (<bot id>:<secret>, "
-                        + "as BotFather gives it)");
+                throw r.error("token is not a bot token (<bot id>:<secret>, as BotFather gives it)");
             }
             if (!ids.add(id)) {
-                throw new ConfigException(source + ": " + section + ".token names bot " + id + " twice");
+                throw r.error("token names bot " + id + " twice");
             }
             tokens.add(token);
         }
         return tokens;
-    }
-
-    private static void httpUrl(String url, String setting, String source) {
-        try {
-            URI u = new URI(url);
-            String scheme = u.getScheme() == null ? "" : u.getScheme();
-            if (u.getHost() == null || !(scheme.equals("http") || scheme.equals("https"))) {
-                throw new java.net.URISyntaxException(url, "needs http(s)://host");
-            }
-        } catch (java.net.URISyntaxException e) {
-            throw new ConfigException(source + ": " + setting + " is not a usable URL: " + e.getMessage());
-        }
     }
 }

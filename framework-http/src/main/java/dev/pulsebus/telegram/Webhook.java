@@ -1,9 +1,6 @@
 package dev.pulsebus.telegram;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.pulsebus.internal.Json;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufInputStream;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -15,12 +12,11 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import org.jspecify.annotations.Nullable;
 
-/** The webhook's wire: the secret header, reading a posted update, the answers. Stateless. */
+/** The webhook's wire: the secret header and the answers. Stateless. */
 final class Webhook {
 
     static final String SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token";
@@ -36,16 +32,6 @@ final class Webhook {
         }
         return given != null && MessageDigest.isEqual(secret.getBytes(StandardCharsets.UTF_8),
                 given.getBytes(StandardCharsets.UTF_8));
-    }
-
-    /** The posted JSON object, or null when the body is not one. */
-    static @Nullable JsonNode read(ByteBuf body) {
-        try {
-            JsonNode n = Json.MAPPER.readTree((java.io.InputStream) new ByteBufInputStream(body.duplicate()));
-            return n != null && n.isObject() ? n : null;
-        } catch (IOException e) {
-            return null;
-        }
     }
 
     static void ok(ChannelHandlerContext ctx, boolean keepAlive) {

@@ -120,7 +120,8 @@ final class FakeBotApi implements AutoCloseable {
                     .put("is_bot", true).put("first_name", "Pulse")
                     .put("username", token.equals(TOKEN) ? USERNAME : USERNAME2);
             case "getUpdates" -> ok.set("result", updates(Objects.requireNonNull(updates.get(token)), params));
-            case "sendMessage", "sendPhoto" -> {
+            case "sendMessage", "sendPhoto", "sendDocument", "sendSticker", "sendAnimation", "sendAudio", "sendVideo",
+                    "sendVideoNote", "sendVoice" -> {
                 ObjectNode m = ok.putObject("result").put("message_id", messageIds.incrementAndGet())
                         .put("date", System.currentTimeMillis() / 1000);
                 m.putObject("chat").put("id", params.path("chat_id").asLong()).put("type", "private");

@@ -117,7 +117,12 @@ final class TelegramEmulator implements AutoCloseable {
      * {@code group}); a text starting with {@code /} is sent as a command (with its bot_command entity).
      */
     void say(long userId, long chatId, String type, String text) throws Exception {
-        ObjectNode m = Json.MAPPER.createObjectNode().put("botToken", TOKEN).put("date", System.currentTimeMillis() / 1000)
+        say(TOKEN, userId, chatId, type, text);
+    }
+
+    /** As {@link #say(long, long, String, String)}, to the bot of {@code token}. */
+    void say(String token, long userId, long chatId, String type, String text) throws Exception {
+        ObjectNode m = Json.MAPPER.createObjectNode().put("botToken", token).put("date", System.currentTimeMillis() / 1000)
                 .put("text", text);
         m.putObject("from").put("id", userId).put("first_name", "User" + userId).put("username", "user" + userId)
                 .put("is_bot", false);
@@ -142,7 +147,12 @@ final class TelegramEmulator implements AutoCloseable {
 
     /** What the bot sent to {@code chatId} since the last call: the emulator's records, each with its {@code message}. */
     JsonNode botMessages(long chatId) throws Exception {
-        return post("/getUpdates", Json.MAPPER.createObjectNode().put("token", TOKEN).put("chatId", chatId))
+        return botMessages(TOKEN, chatId);
+    }
+
+    /** What the bot of {@code token} sent to {@code chatId} since the last call. */
+    JsonNode botMessages(String token, long chatId) throws Exception {
+        return post("/getUpdates", Json.MAPPER.createObjectNode().put("token", token).put("chatId", chatId))
                 .path("result");
     }
 

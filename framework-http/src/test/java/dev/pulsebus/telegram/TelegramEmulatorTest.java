@@ -89,6 +89,29 @@ class TelegramEmulatorTest {
     }
 
     @Test
+    void twoBotsAtOnceEachAnswerTheirOwnChat() throws Exception {
+        String second = "777:second-emulated-token";
+        try (PulseBusServer server = TelegramServers.start(dir, """
+                mode = "polling"
+                token = ["%s", "%s"]
+                api_url = "%s"
+                """.formatted(TelegramEmulator.TOKEN, second, emulator.apiUrl))) {
+            emulator.say(TelegramEmulator.TOKEN, 41, 41, "private", "/echo to the first");
+            emulator.say(second, 42, 42, "private", "/echo to the second");
+            List<JsonNode> first = new ArrayList<>();
+            List<JsonNode> other = new ArrayList<>();
+            Await.until(WAIT, Duration.ofMillis(50), () -> {
+                emulator.botMessages(TelegramEmulator.TOKEN, 41).forEach(m -> first.add(m.path("message")));
+                emulator.botMessages(second, 42).forEach(m -> other.add(m.path("message")));
+                return !first.isEmpty() && !other.isEmpty();
+            });
+            assertThat(first).extracting(m -> m.path("text").asText()).containsExactly("to the first");
+            assertThat(other).extracting(m -> m.path("text").asText()).containsExactly("to the second");
+            assertThat(server.telegram().health()).containsEntry("telegram:666", true).containsEntry("telegram:777", true);
+        }
+    }
+
+    @Test
     void restartInTheMiddleOfABurstLosesAndRepeatsNoUpdate() throws Exception {
         Kv kv = new MemoryKvStore().namespace(TelegramAdapter.KV_NAMESPACE);
         List<String> texts = new CopyOnWriteArrayList<>();

@@ -231,6 +231,41 @@ class TelegramFakeApiTest {
     }
 
     @Test
+    void imageByUrlAndFileSegmentsGoOutThroughTheirOwnMethodsInOrder() throws Exception {
+        TelegramAdapter a = adapter(api.url(), null, false);
+        String first = a.send(new OutboundMessage(BOT, ChatRef.privateChat("telegram", "10"), Message.of(
+                new dev.pulsebus.event.Segment.Text("here"),
+                new dev.pulsebus.event.Segment.Image("https://example.com/cat.png"),
+                new dev.pulsebus.event.Segment.Other("document", java.util.Map.of("file_id", "BQACAgIAAxkBAAIB",
+                        "file_name", "a.pdf")),
+                new dev.pulsebus.event.Segment.Other("sticker", java.util.Map.of("file_id", "CAACAgIAAxkBAAIC"))),
+                "7")).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        assertThat(api.calls.stream().map(FakeBotApi.Call::method).filter(m -> m.startsWith("send")).toList())
+                .containsExactly("sendMessage", "sendPhoto", "sendDocument", "sendSticker");
+        assertThat(api.calls("sendPhoto").get(0).params().path("photo").asText()).isEqualTo("https://example.com/cat.png");
+        assertThat(api.calls("sendDocument").get(0).params().path("document").asText()).isEqualTo("BQACAgIAAxkBAAIB");
+        assertThat(api.calls("sendSticker").get(0).params().path("sticker").asText()).isEqualTo("CAACAgIAAxkBAAIC");
+        assertThat(api.calls("sendMessage").get(0).params().path("reply_parameters").path("message_id").asLong())
+                .isEqualTo(7);
+        assertThat(api.calls("sendSticker").get(0).params().has("reply_parameters")).isFalse();
+        assertThat(first).isEqualTo("1001"); // the stage completes with the first message sent
+    }
+
+    @Test
+    void badRequestFailsTheStageWithTelegramsDescriptionAtOnce() throws Exception {
+        TelegramAdapter a = adapter(api.url(), null, false);
+        api.failNext("sendMessage", "", 400, "Bad Request: chat not found", 0);
+        CompletableFuture<String> sent = a.send(new OutboundMessage(BOT, ChatRef.privateChat("telegram", "404"),
+                Message.text("hi"), null)).toCompletableFuture();
+        assertThatThrownBy(() -> sent.get(10, TimeUnit.SECONDS)).cause().isInstanceOf(TelegramApiException.class)
+                .satisfies(e -> {
+                    assertThat(((TelegramApiException) e).errorCode()).isEqualTo(400);
+                    assertThat(((TelegramApiException) e).description()).isEqualTo("Bad Request: chat not found");
+                });
+        assertThat(sleeps).isEmpty();
+    }
+
+    @Test
     void stopEndsAPollThatTelegramHoldsWithoutWaitingForItsTimeout() throws Exception {
         TelegramAdapter a = TelegramAdapter.create(TelegramSettings.polling(api.url(), FakeBotApi.TOKEN)
                 .withPollTimeoutSeconds(40), null, null);

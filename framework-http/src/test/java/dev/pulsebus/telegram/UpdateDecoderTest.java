@@ -10,6 +10,7 @@ import dev.pulsebus.event.NoticeEvent;
 import dev.pulsebus.event.PrivateMessage;
 import dev.pulsebus.event.Segment;
 import dev.pulsebus.internal.Json;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -24,7 +25,8 @@ class UpdateDecoderTest {
     private static final Instant NOW = Instant.ofEpochSecond(1_700_000_000);
 
     private static Event decode(String json) throws Exception {
-        return UpdateDecoder.decode(Json.MAPPER.readTree(json), "123456", "pulse_test_bot", NOW);
+        byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
+        return UpdateDecoder.forThisThread().decode(bytes, 0, bytes.length, "123456", "pulse_test_bot", NOW);
     }
 
     private static final String FROM = """
@@ -157,12 +159,44 @@ class UpdateDecoderTest {
     }
 
     @Test
+    void fieldsComeInAnyOrderAndRepeatedObjectsAreReadOnce() throws Exception {
+        GroupMessage m = (GroupMessage) decode("""
+                {"message": {"text": "hi", "chat": {"id": -42, "type": "group", "title": "G"}, "date": 1441645532,
+                 "reply_to_message": {"chat": {"id": -42, "type": "group", "title": "G"}, "message_id": 11,
+                  "date": 1441645000}, "message_id": 12, "edit_date": null}, "update_id": 4}
+                """);
+        assertThat(m.id()).isEqualTo("tg:123456:4");
+        assertThat(m.groupId()).isEqualTo("-42");
+        assertThat(m.message().segments()).containsExactly(new Segment.Reply("11", null), new Segment.Text("hi"));
+        Object chat = m.extra().get("chat");
+        assertThat(((Map<?, ?>) m.extra().get("reply_to_message")).get("chat")).isSameAs(chat).isEqualTo(
+                Map.of("id", -42L, "type", "group", "title", "G"));
+        assertThat(m.extra()).doesNotContainKey("edit_date"); // a JSON null is left out
+        assertThat(m.time()).isEqualTo(Instant.ofEpochSecond(1441645532));
+    }
+
+    @Test
+    void anUnknownUpdateKeepsItsJsonAsSent() throws Exception {
+        NoticeEvent n = (NoticeEvent) decode("""
+                {"update_id": 9, "poll": {"id": "5", "question": "Q?", "options": [{"text": "a", "voter_count": 0}],
+                 "total_voter_count": 0, "is_closed": false, "explanation": null}}
+                """);
+        assertThat(n.detailType()).isEqualTo("poll");
+        assertThat(n.fields()).containsEntry("question", "Q?").doesNotContainKey("explanation");
+        assertThat(Json.MAPPER.readTree((String) n.fields().get("raw"))).isEqualTo(Json.MAPPER.readTree("""
+                {"update_id": 9, "poll": {"id": "5", "question": "Q?", "options": [{"text": "a", "voter_count": 0}],
+                 "total_voter_count": 0, "is_closed": false, "explanation": null}}
+                """));
+    }
+
+    @Test
     void updatesWithoutWhatTheyNeedAreRefused() {
         assertThatThrownBy(() -> decode("{\"message\": {}}")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("update_id");
         assertThatThrownBy(() -> decode("{\"update_id\": 1}")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> decode("{\"update_id\": 1, \"message\": {\"message_id\": 1, \"date\": 1}}"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("chat.id");
+        assertThatThrownBy(() -> decode("[1]")).isInstanceOf(java.io.IOException.class);
     }
 
     @Test

@@ -15,9 +15,10 @@ import java.util.Locale;
 import org.HdrHistogram.Histogram;
 
 /**
- * The {@code adapter} suite (issue 17): {@code onebot11_decode} under JMH beside Jackson's tree and token
- * walk, then a real server in this JVM with the v11 adapter on its reverse WebSocket, loaded over loopback
- * by {@link OneBotLoad}. Each socket row runs in interleaved rounds with the do-nothing bot
+ * The {@code adapter} suite (issues 17 and 19): {@code onebot11_decode} and {@code telegram_decode} under JMH
+ * beside Jackson's tree and token walk, then a real server in this JVM with the v11 adapter on its reverse
+ * WebSocket, loaded over loopback by {@link OneBotLoad}, and one with the Telegram adapter polling
+ * {@link FakeTelegram}. Each socket row runs in interleaved rounds with the do-nothing bot
  * ({@link InstantBot}, the floor) at the same load, and reports the median of its rounds. The flood runs
  * first, so the round trips are timed on a warm server.
  */
@@ -30,6 +31,9 @@ public final class AdapterSuite implements Suite {
     private static final double P50_TARGET_US = 300;
     private static final double P99_TARGET_US = 2000;
     private static final double FLOOD_TARGET = 50_000;
+    /** Telegram round trips per second: each takes two HTTP exchanges (the poll's answer, the sendMessage). */
+    static final double TELEGRAM_RATE = 200;
+    private static final double TELEGRAM_P99_TARGET_US = 5000;
     private static final String ONEBOT = """
 
             [adapters.onebot11]
@@ -45,6 +49,15 @@ public final class AdapterSuite implements Suite {
                     JmhSuite.Target.ratioTo("jackson_tokens", 0.7).andRatioTo("jackson_tree", 1.3)
                             .allocAtMost(2048))));
 
+    private final JmhSuite telegramDecode = new JmhSuite("adapter", TelegramDecodeBench.class,
+            List.of("jackson_tree", "jackson_tokens"), List.of(new JmhSuite.RowSpec("telegram_decode", false,
+                    "an 816-byte Bot API Update (a supergroup message replying to another, a command for this bot,"
+                            + " a mention, a bold entity) to a GroupMessage by the adapter's decoder (from a direct"
+                            + " buffer, as a webhook post hands it over); peers from a byte array: readTree and a hand"
+                            + " mapping to the same record, and the bare token walk",
+                    JmhSuite.Target.ratioTo("jackson_tokens", 0.7).andRatioTo("jackson_tree", 1.3)
+                            .allocAtMost(2048))));
+
     @Override
     public String name() {
         return "adapter";
@@ -53,6 +66,7 @@ public final class AdapterSuite implements Suite {
     @Override
     public List<Row> run(BenchOptions options) throws Exception {
         List<Row> rows = new ArrayList<>(decode.run(options));
+        rows.addAll(telegramDecode.run(options));
         Duration warmup = options.quick() ? Duration.ofSeconds(1) : Duration.ofSeconds(3);
         Duration measure = options.quick() ? Duration.ofSeconds(1) : Duration.ofSeconds(5);
         int rounds = options.quick() ? 1 : ROUNDS;
@@ -66,7 +80,64 @@ public final class AdapterSuite implements Suite {
                 server.close();
             }
         }
+        rows.add(telegramRoundtrip(options, rounds, warmup, measure));
         return rows;
+    }
+
+    /**
+     * {@code adapter.telegram_roundtrip}: a real server polling {@link FakeTelegram} on loopback, updates due on
+     * a schedule, each timed from its scheduled send until the reply's sendMessage reached the fake.
+     */
+    private static Row telegramRoundtrip(BenchOptions options, int rounds, Duration warmup, Duration measure)
+            throws Exception {
+        List<Histogram> floorRounds = new ArrayList<>();
+        List<Histogram> ourRounds = new ArrayList<>();
+        long unanswered = 0;
+        long batched = 0;
+        try (FakeTelegram api = new FakeTelegram(); FakeTelegram floorApi = new FakeTelegram();
+             TelegramFloorBot floor = new TelegramFloorBot(floorApi.url());
+             PulseBusServer server = ServerFixture.start(options, "telegram", """
+
+                [adapters.telegram]
+                mode = "polling"
+                token = "%s"
+                api_url = "%s"
+                """.formatted(TelegramUpdates.TOKEN, api.url()))) {
+            floor.start();
+            for (int round = 1; round <= rounds; round++) {
+                Progress.print("adapter.telegram_roundtrip: round " + round + ", do-nothing bot at "
+                        + (long) TELEGRAM_RATE + "/s");
+                floorRounds.add(floorApi.openLoop(TELEGRAM_RATE, warmup, measure).latencyNanos());
+                Progress.print("adapter.telegram_roundtrip: round " + round + ", pulsebus at " + (long) TELEGRAM_RATE
+                        + "/s");
+                FakeTelegram.Result r = api.openLoop(TELEGRAM_RATE, warmup, measure);
+                ourRounds.add(r.latencyNanos());
+                unanswered += r.unanswered();
+                batched += r.batched();
+            }
+        }
+        double floor50 = ServerFixture.medianUs(floorRounds, 50);
+        double floor99 = ServerFixture.medianUs(floorRounds, 99);
+        double p50 = ServerFixture.medianUs(ourRounds, 50);
+        double p99 = ServerFixture.medianUs(ourRounds, 99);
+        boolean met = unanswered == 0 && ourRounds.stream().allMatch(h -> h.getTotalCount() > 0)
+                && p99 <= TELEGRAM_P99_TARGET_US;
+        Row row = ServerFixture.row("adapter", "adapter.telegram_roundtrip", "us", null, ourRounds.get(0), null,
+                ServerFixture.peers(), String.format(Locale.ROOT, "/echo@bot hi updates to %d supergroups in turn, due on"
+                        + " a schedule at %.0f/s, each carried by the answer to a held getUpdates of an"
+                        + " in-process Bot API on loopback (the JDK's HTTP server), timed from its scheduled send"
+                        + " until the reply's sendMessage reached that Bot API (an answer carries every update due"
+                        + " by then: one while the poller keeps up; %d answers carried more); each percentile the"
+                        + " median of %d rounds' interleaved with a do-nothing bot on the same transport (floor p50"
+                        + " %.0f us, p99 %.0f us; ours/floor p50 %.2fx, p99 %.2fx); %d sent but not answered within"
+                        + " 2 s of the last; target p99 <= %.0f us: %s", TelegramUpdates.CHATS, TELEGRAM_RATE, batched,
+                        rounds, floor50, floor99, p50 / floor50, p99 / floor99, unanswered, TELEGRAM_P99_TARGET_US,
+                        met ? "met"
+                                : "MISSED (p50 " + Math.round(p50) + " us, p99 " + Math.round(p99) + " us, "
+                                + unanswered + " unanswered)"));
+        System.out.printf(Locale.ROOT, "Telegram do-nothing bot (floor) at %.0f/s: p50 %.0f us, p99 %.0f us (median"
+                + " of %d rounds)%n", TELEGRAM_RATE, floor50, floor99, rounds);
+        return ServerFixture.medianOfRounds(row, ourRounds);
     }
 
     private static Row flood(OneBotLoad load, URI floor, URI ours, int rounds, Duration warmup, Duration measure)
