@@ -2,6 +2,7 @@ package dev.pulsebus.server;
 
 import dev.pulsebus.bus.EventBus;
 import dev.pulsebus.cluster.Cluster;
+import dev.pulsebus.cluster.ClusterEvents;
 import dev.pulsebus.cluster.ClusterSettings;
 import dev.pulsebus.command.CommandRouter;
 import dev.pulsebus.config.Config;
@@ -212,6 +213,9 @@ public final class PulseBusServer implements AutoCloseable {
             this.modules = ModuleHost.builder(bus, commands).pipeline(pipeline).kv(storage.kv()).config(liveConfig)
                     .routes(routes).migrator(storage::migrate).meterRegistry(registry).build();
             opened.addBounded("modules", modules); // newest first; onUnload may still send
+            if (cluster != null) {
+                modules.provide(ClusterEvents.class, cluster.events()); // ctx.service(ClusterEvents.class)
+            }
             loadModules();
             pipeline.start(); // events flow once the modules are loaded
             if (cluster != null) {

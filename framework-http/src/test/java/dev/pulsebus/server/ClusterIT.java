@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pulsebus.cluster.Cluster;
 import dev.pulsebus.internal.Json;
 import dev.pulsebus.testing.Await;
 import dev.pulsebus.testing.PostgresSchema;
@@ -113,13 +114,7 @@ class ClusterIT {
             schema.close();
         }
         if (namespace != null) {
-            try (var admin = new com.rabbitmq.client.ConnectionFactory().newConnection(); var ch = admin.createChannel()) {
-                for (int i = 0; i < 16; i++) {
-                    ch.queueDelete(namespace + ".events." + i);
-                }
-                ch.exchangeDelete(namespace + ".events");
-                ch.exchangeDelete(namespace + ".broadcast");
-            }
+            Cluster.deleteFromBroker(ServerConfig.defaults().cluster().enabledAs("cleanup").withPartitions(16), namespace);
         }
     }
 
@@ -232,7 +227,7 @@ class ClusterIT {
     @Test
     @Order(Integer.MAX_VALUE) // last: the others need all three
     void anInstanceKilledMidwayLosesAndRepeatsNothing() throws Exception {
-        int each = FaultSuiteIT.LONG ? 100 : 30;
+        int each = FaultSuiteIT.LONG ? 100 : 20;
         long[] killedAt = new long[1];
         int victim = 2;
         Map<String, List<Integer>> acknowledged = echo("kill", 30, each, () -> {
