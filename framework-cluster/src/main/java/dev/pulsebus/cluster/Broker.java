@@ -103,6 +103,23 @@ final class Broker implements AutoCloseable {
         publisher.addShutdownListener(this::publisherLost);
     }
 
+    /** Deletes a cluster's exchanges and {@code partitions} queues, with what they hold. */
+    static void delete(URI uri, String namespace, int partitions) throws IOException, TimeoutException {
+        ConnectionFactory f = new ConnectionFactory();
+        try {
+            f.setUri(uri);
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalArgumentException("cluster.broker: " + e.getMessage(), e);
+        }
+        try (Connection c = f.newConnection("pulsebus cleanup"); Channel ch = c.createChannel()) {
+            for (int i = 0; i < partitions; i++) {
+                ch.queueDelete(namespace + ".events." + i);
+            }
+            ch.exchangeDelete(namespace + ".events");
+            ch.exchangeDelete(namespace + ".broadcast");
+        }
+    }
+
     String events() {
         return namespace + ".events";
     }

@@ -86,6 +86,18 @@ public final class Cluster implements AutoCloseable {
         }
     }
 
+    /**
+     * Removes the cluster named {@code namespace} from the broker: its exchanges and queues, with the events they
+     * hold (a test's, or a cluster retired or re-partitioned while every instance is stopped).
+     */
+    public static void deleteFromBroker(ClusterSettings settings, String namespace) throws IOException {
+        try {
+            Broker.delete(settings.broker(), namespace, settings.partitions());
+        } catch (TimeoutException e) {
+            throw new IOException("the broker did not answer", e);
+        }
+    }
+
     public String instance() {
         return settings.instance();
     }

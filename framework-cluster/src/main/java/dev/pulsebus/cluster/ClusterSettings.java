@@ -48,6 +48,11 @@ public record ClusterSettings(boolean enabled, String instance, URI broker, int 
         return new ClusterSettings(true, name, broker, partitions, redis);
     }
 
+    /** These settings with {@code n} partitions. */
+    public ClusterSettings withPartitions(int n) {
+        return new ClusterSettings(enabled, instance, broker, n, redis);
+    }
+
     /**
      * Reads the section's {@code values} (keys checked by the caller against {@link #KEYS}).
      *

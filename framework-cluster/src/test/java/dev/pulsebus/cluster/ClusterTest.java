@@ -43,19 +43,16 @@ class ClusterTest {
         for (Cluster c : open) {
             c.close();
         }
-        try (var admin = new com.rabbitmq.client.ConnectionFactory().newConnection(); var ch = admin.createChannel()) {
-            for (int i = 0; i < 8; i++) {
-                ch.queueDelete(namespace + ".events." + i);
-            }
-            ch.exchangeDelete(namespace + ".events");
-            ch.exchangeDelete(namespace + ".broadcast");
-        }
+        Cluster.deleteFromBroker(settings("cleanup"), namespace);
+    }
+
+    private static ClusterSettings settings(String name) {
+        return new ClusterSettings(true, name, URI.create(ClusterSettings.DEFAULT_BROKER), 8,
+                URI.create("redis://127.0.0.1:" + Servers.REDIS_PORT));
     }
 
     private Cluster join(String name) throws Exception {
-        ClusterSettings s = new ClusterSettings(true, name, URI.create(ClusterSettings.DEFAULT_BROKER), 8,
-                URI.create("redis://127.0.0.1:" + Servers.REDIS_PORT));
-        Cluster c = Cluster.join(s, namespace, prefix);
+        Cluster c = Cluster.join(settings(name), namespace, prefix);
         open.add(c);
         return c;
     }

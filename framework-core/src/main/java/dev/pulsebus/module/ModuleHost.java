@@ -360,6 +360,17 @@ public final class ModuleHost implements AutoCloseable {
         }
     }
 
+    /**
+     * Offers {@code service} to every module under {@code type}, as the host (provider {@code "host"}): what the
+     * program embedding the modules gives them, such as the server's cluster events. A module provides no type
+     * the host does.
+     *
+     * @throws ModuleException when a module or the host provides {@code type} already
+     */
+    public <T> void provide(Class<T> type, T service) {
+        services.provide("host", type, service);
+    }
+
     /** The loaded modules, in load order. */
     public synchronized List<LoadedModule> loaded() {
         return loaded.values().stream().map(e -> info(e.module, e.jar)).toList();

@@ -192,7 +192,7 @@ final class SpillJournal {
         return o.toString();
     }
 
-    private static TranscriptRecord record(JsonNode o) {
+    static TranscriptRecord record(JsonNode o) {
         Instant time = Instant.ofEpochMilli(required(o, "time_ms").asLong())
                 .plusNanos(o.path("time_nanos").asLong(0));
         ChatRef chat = new ChatRef(required(o, "platform").asText(), required(o, "detail_type").asText(),

@@ -24,4 +24,22 @@ public record TranscriptRecord(long seq, ChatRef chat, String userId, Instant ti
     public String text() {
         return message.plainText();
     }
+
+    /** This record as one line of JSON (as spill files hold it), read back whole by {@link #fromJson}. */
+    public String toJson() {
+        return SpillJournal.line(this);
+    }
+
+    /**
+     * The record {@link #toJson} wrote.
+     *
+     * @throws IllegalArgumentException when {@code json} is not one
+     */
+    public static TranscriptRecord fromJson(String json) {
+        try {
+            return SpillJournal.record(dev.pulsebus.internal.Json.MAPPER.readTree(json));
+        } catch (java.io.IOException | RuntimeException e) {
+            throw new IllegalArgumentException("not a transcript record: " + e.getMessage(), e);
+        }
+    }
 }

@@ -87,6 +87,7 @@ public final class TranscriptWriter implements AutoCloseable {
     private final ConcurrentLinkedQueue<Object> buffer = new ConcurrentLinkedQueue<>();
     private final AtomicInteger buffered = new AtomicInteger();
     private final AtomicLong seq;
+    private final java.util.function.@Nullable LongSupplier seqSource;
     private final LongAdder written = new LongAdder();
     private final LongAdder dropped = new LongAdder();
     private final LongAdder batches = new LongAdder();
@@ -146,6 +147,7 @@ public final class TranscriptWriter implements AutoCloseable {
             spill.replay(store, store.maxSeq(), batchSize); // before any new record takes a seq
         }
         this.seq = new AtomicLong(store.maxSeq());
+        this.seqSource = b.seqSource;
         bindMeters();
         this.writer = Thread.ofPlatform().daemon().name("pulsebus-transcript-writer").start(this::writeLoop);
         this.retention = new TranscriptRetention(store, b.keepPerChat, b.maxAge, b.clock, b.retentionInterval);
@@ -161,11 +163,21 @@ public final class TranscriptWriter implements AutoCloseable {
     public TranscriptRecord record(ChatRef chat, String userId, Instant time, String messageId, Message message,
                                    boolean outbound) {
         synchronized (order) {
-            TranscriptRecord r = new TranscriptRecord(seq.incrementAndGet(), chat, userId, time, messageId, message,
-                    outbound);
+            TranscriptRecord r = new TranscriptRecord(nextSeq(), chat, userId, time, messageId, message, outbound);
             enqueue(r);
             return r;
         }
+    }
+
+    /** The next record's seq; called holding {@link #order}. */
+    private long nextSeq() {
+        java.util.function.LongSupplier source = seqSource;
+        if (source == null) {
+            return seq.incrementAndGet();
+        }
+        long next = source.getAsLong();
+        seq.set(next); // flush waits for what was recorded before it: the newest seq taken here
+        return next;
     }
 
     /**
@@ -196,7 +208,7 @@ public final class TranscriptWriter implements AutoCloseable {
         CompletableFuture<Object> answer = new CompletableFuture<>();
         TranscriptRecord r;
         synchronized (order) {
-            r = new TranscriptRecord(seq.incrementAndGet(), chat, userId, time, messageId, message, outbound);
+            r = new TranscriptRecord(nextSeq(), chat, userId, time, messageId, message, outbound);
             enqueue(new Durable(r, then, answer));
         }
         if (!healthy) { // the store is failing: kept like any record, but its caller is not kept waiting
@@ -563,6 +575,7 @@ public final class TranscriptWriter implements AutoCloseable {
 
     /** Settings of a {@link TranscriptWriter}. */
     public static final class Builder {
+        java.util.function.@Nullable LongSupplier seqSource;
         private final TranscriptStore store;
         private int capacity = 65_536;
         private int batchSize = 512;
@@ -638,6 +651,17 @@ public final class TranscriptWriter implements AutoCloseable {
 
         public Builder meterRegistry(MeterRegistry registry) {
             this.meterRegistry = Objects.requireNonNull(registry, "registry");
+            return this;
+        }
+
+        /**
+         * Where seqs come from when several writers (instances of a cluster) share one store: a counter of the
+         * database's, asked once per record while the record enters the buffer (so each writer's buffer stays
+         * in seq order). It may throw when the store cannot answer; the record is then refused. Default: this
+         * writer's own counter, continuing after the store's highest seq.
+         */
+        public Builder seqSource(java.util.function.LongSupplier source) {
+            this.seqSource = Objects.requireNonNull(source, "source");
             return this;
         }
 

@@ -1,5 +1,6 @@
 package dev.pulsebus.server;
 
+import dev.pulsebus.cluster.Cluster;
 import dev.pulsebus.event.ChatRef;
 import dev.pulsebus.event.GroupMessage;
 import dev.pulsebus.event.Message;
@@ -10,6 +11,7 @@ import dev.pulsebus.pipeline.InboundResult;
 import dev.pulsebus.pipeline.OutboundMessage;
 import dev.pulsebus.transcript.TranscriptRecord;
 import dev.pulsebus.transcript.TranscriptWriter;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.temporal.ChronoUnit;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -17,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,12 +52,28 @@ final class HttpChat implements Adapter {
     private final Lane[] lanes = new Lane[LANES];
     @SuppressWarnings("NullAway.Init") // set by start(), before a say is taken
     private volatile Inbound inbound;
+    /** In a cluster: where said messages are handled (one instance per room) and whom commits wake. */
+    private final @Nullable Cluster cluster;
+    private final java.util.concurrent.Executor offLoop;
     final LongAdder received = new LongAdder();
     final LongAdder handled = new LongAdder();
     final LongAdder refused = new LongAdder();
 
     HttpChat(TranscriptWriter transcripts, RoomHistory history, LongPollRooms polls, Clock clock, String instance,
              int maxPending) {
+        this(transcripts, history, polls, clock, instance, maxPending, null, Runnable::run);
+    }
+
+    /**
+     * In a {@code cluster}: a said message, once stored, goes through the broker to the instance that holds its
+     * room (its 201 waits for the broker to have it, so one client's says to a room are handled in the order it
+     * made them, whichever instances took them), and every stored message wakes the polls of the other instances.
+     * Says are stored on {@code offLoop} (a seq is a database round trip there), never on the I/O thread.
+     */
+    HttpChat(TranscriptWriter transcripts, RoomHistory history, LongPollRooms polls, Clock clock, String instance,
+             int maxPending, @Nullable Cluster cluster, java.util.concurrent.Executor offLoop) {
+        this.cluster = cluster;
+        this.offLoop = offLoop;
         this.transcripts = transcripts;
         this.history = history;
         this.polls = polls;
@@ -124,6 +143,16 @@ final class HttpChat implements Adapter {
         }
         String id = idPrefix + ids.incrementAndGet();
         Message message = Message.text(text);
+        Cluster c = cluster;
+        if (c != null) {
+            return CompletableFuture.supplyAsync(() -> transcripts.recordDurably(room(room), user,
+                    clock.instant().truncatedTo(ChronoUnit.MILLIS), id, message, false, record -> {
+                        received.increment();
+                        committed(room, record, c);
+                        return c.dispatch(PLATFORM + "/" + room, id, record.toJson().getBytes(StandardCharsets.UTF_8))
+                                .thenApply(v -> record);
+                    }), offLoop).thenCompose(stored -> stored).thenCompose(handedOver -> handedOver);
+        }
         // Memory and polls follow each commit in seq order (see recordDurably's then).
         return transcripts.recordDurably(room(room), user, clock.instant().truncatedTo(ChronoUnit.MILLIS), id, message,
                 false, record -> {
@@ -151,12 +180,52 @@ final class HttpChat implements Adapter {
         try {
             return transcripts.recordDurably(message.chat(), BOT_USER, clock.instant().truncatedTo(ChronoUnit.MILLIS), id,
                     message.message(), true, record -> {
-                        history.committed(room, record);
-                        polls.published(room, record);
+                        Cluster c = cluster;
+                        if (c != null) {
+                            committed(room, record, c);
+                        } else {
+                            history.committed(room, record);
+                            polls.published(room, record);
+                        }
                         return id;
                     });
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** A message stored here, in a cluster: into memory, to the polls waiting here and on the other instances. */
+    private void committed(String room, TranscriptRecord record, Cluster c) {
+        history.committed(room, record);
+        polls.published(room, record);
+        c.broadcast(ROOM_MESSAGE, record.toJson().getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The broadcast kind of a message stored by another instance. */
+    static final String ROOM_MESSAGE = "room";
+
+    /** A message another instance stored ({@link #ROOM_MESSAGE}): into memory, and to the polls waiting here. */
+    void storedElsewhere(byte[] json, Cluster c) {
+        TranscriptRecord record = TranscriptRecord.fromJson(new String(json, StandardCharsets.UTF_8));
+        String room = record.chat().id();
+        history.committed(room, record);
+        if (polls.waitingIn(room)) {
+            c.wokeRemotely(1);
+        }
+        polls.published(room, record);
+    }
+
+    /**
+     * A said message of a room this instance holds, from the broker (said here or on another instance), through
+     * the pipeline on the delivering thread: the room's messages are delivered in order, one at a time.
+     */
+    void handle(byte[] json) {
+        TranscriptRecord r = TranscriptRecord.fromJson(new String(json, StandardCharsets.UTF_8));
+        GroupMessage event = new GroupMessage(r.messageId(), r.time(), self, "", r.messageId(), r.message(), r.userId(),
+                r.chat().id(), null);
+        InboundResult result = inbound.accept(event);
+        if (result == InboundResult.COMMAND || result == InboundResult.PUBLISHED) {
+            handled.increment();
         }
     }
 

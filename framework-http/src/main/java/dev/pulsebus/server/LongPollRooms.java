@@ -123,6 +123,11 @@ final class LongPollRooms {
         });
     }
 
+    /** Whether polls wait in {@code room} now. */
+    boolean waitingIn(String room) {
+        return rooms.containsKey(room);
+    }
+
     /** A message landed in {@code room}: answer the room's waiters (off the caller's thread). */
     void published(String room, TranscriptRecord record) {
         if (!rooms.containsKey(room)) {

@@ -1,6 +1,9 @@
 package dev.pulsebus.server;
 
 import dev.pulsebus.bus.EventBus;
+import dev.pulsebus.cluster.Cluster;
+import dev.pulsebus.cluster.ClusterEvents;
+import dev.pulsebus.cluster.ClusterSettings;
 import dev.pulsebus.command.CommandRouter;
 import dev.pulsebus.config.Config;
 import dev.pulsebus.config.ConfigException;
@@ -75,6 +78,8 @@ public final class PulseBusServer implements AutoCloseable {
     private final EventBus bus;
     private final CommandRouter commands;
     private final TranscriptWriter transcripts;
+    /** This instance's part in a cluster, when {@code cluster.enabled}. */
+    private final @Nullable Cluster cluster;
     private final LongPollRooms polls;
     private final HttpChat chat;
     private final MessagePipeline pipeline;
@@ -144,21 +149,54 @@ public final class PulseBusServer implements AutoCloseable {
             Duration slow = Duration.ofMillis(config.slowHandlerMs());
             this.bus = EventBus.builder().meterRegistry(registry).slowHandler(slow).build();
             opened.add("bus", bus);
-            this.commands = CommandRouter.builder().meterRegistry(registry).slowCommand(slow).quotaStore(storage.quotas())
-                    .replyToUnknown(true).build();
+            ClusterSettings cs = config.cluster();
+            if (cs.enabled()) {
+                String name = !cs.instance().isEmpty() ? cs.instance() : !config.instance().isEmpty() ? config.instance()
+                        : hostName() + ":" + (config.port() != 0 ? Integer.toString(config.port())
+                        : Long.toString(ProcessHandle.current().pid()));
+                // Two clusters on one broker and Redis (tests): -Dpulsebus.cluster.namespace=... keeps them apart.
+                String ns = System.getProperty("pulsebus.cluster.namespace", "pulsebus");
+                Cluster joined;
+                try {
+                    joined = Cluster.join(cs.enabledAs(name), ns, ns.concat(":"));
+                } catch (java.io.IOException e) {
+                    throw new ConfigException(String.valueOf(e.getMessage()), e);
+                }
+                this.cluster = joined;
+                opened.add("cluster engines", joined);
+                joined.bindMeters(registry);
+            } else {
+                this.cluster = null;
+            }
+            CommandRouter.Builder rb = CommandRouter.builder().meterRegistry(registry).slowCommand(slow)
+                    .quotaStore(storage.quotas())
+                    .replyToUnknown(true);
+            if (cluster != null) {
+                rb.sharedControls(cluster.controls()); // the local tables stand in while Redis is down
+            }
+            this.commands = rb.build();
             this.liveConfig = Config.builder(config.file()).optional(true).onChange(bus::publish).build();
             opened.add("configuration", liveConfig); // writes pending runtime values
             // overflowWait 0: a say runs on a Netty I/O thread and must not wait for room; a full buffer
             // drops the oldest record, whose say then gets 503 instead of 201. Records spilled at the last
             // shutdown are stored here, before the server listens.
-            this.transcripts = TranscriptWriter.builder(storage.transcripts()).keepPerChat(config.keepPerChat())
+            TranscriptWriter.Builder tb = TranscriptWriter.builder(storage.transcripts()).keepPerChat(config.keepPerChat())
                     .maxAge(Duration.ofDays(config.maxAgeDays())).overflowWait(Duration.ZERO)
-                    .spillDirectory(config.dataDir().resolve("spill")).meterRegistry(registry).build();
+                    .spillDirectory(config.dataDir().resolve("spill")).meterRegistry(registry);
+            if (cluster != null) {
+                tb.seqSource(storage.sharedSeq()); // every instance writes to the one database
+            }
+            this.transcripts = tb.build();
             opened.add("transcripts", left -> transcripts.close(Duration.ofNanos(left - reserve(left))));
             this.polls = new LongPollRooms(work);
             RoomHistory rooms = new RoomHistory(transcripts);
             polls.reader(rooms);
-            this.chat = new HttpChat(transcripts, rooms, polls, Clock.systemUTC(), instance, config.maxPendingMessages());
+            // Message ids are unique in the cluster and across restarts of an instance of a fixed name (ids repeated
+            // after a restart would be taken for duplicates by the handling instance's dedupe).
+            String ids = cluster != null ? cluster.instance() + "-" + Long.toString(System.currentTimeMillis(), 36)
+                    : instance;
+            this.chat = new HttpChat(transcripts, rooms, polls, Clock.systemUTC(), ids, config.maxPendingMessages(),
+                    cluster, work);
             MessagePipeline.Builder pb = MessagePipeline.builder(bus).commands(commands).adapter(chat)
                     .transcripts(transcripts)
                     .recordWhen(c -> !HttpChat.PLATFORM.equals(c.platform())) // the http platform records its own
@@ -184,8 +222,21 @@ public final class PulseBusServer implements AutoCloseable {
             this.modules = ModuleHost.builder(bus, commands).pipeline(pipeline).kv(storage.kv()).config(liveConfig)
                     .routes(routes).migrator(storage::migrate).meterRegistry(registry).build();
             opened.addBounded("modules", modules); // newest first; onUnload may still send
+            if (cluster != null) {
+                modules.provide(ClusterEvents.class, cluster.events()); // ctx.service(ClusterEvents.class)
+            }
             loadModules();
             pipeline.start(); // events flow once the modules are loaded
+            if (cluster != null) {
+                Cluster c = cluster;
+                c.start((body, redelivered) -> chat.handle(body), (kind, body) -> {
+                    if (HttpChat.ROOM_MESSAGE.equals(kind)) {
+                        chat.storedElsewhere(body, c);
+                    }
+                }, bus);
+                // first at shutdown: the partitions (and their unacknowledged events) go to the other instances
+                opened.add("leave the cluster", c);
+            }
             opened.addBounded("adapters", pipeline::stopAdapters); // room lanes drain; their replies are recorded
             opened.add("answer waiting polls", polls::releaseAll);
 
@@ -366,18 +417,25 @@ public final class PulseBusServer implements AutoCloseable {
         if (telegram != null) {
             platforms = platforms * 31 + telegram.healthState();
         }
+        Cluster c = cluster;
+        if (c != null) {
+            platforms = platforms * 31 + (c.brokerUp() ? 1 : 0) + (c.redisUp() ? 2 : 0) + 4L * c.partitionsHeld();
+        }
         LastHealth last = lastHealth;
         if (last != null && last.same(storageUp, transcriptsUp, httpUp, uptime, received, handled, error, platforms)) {
             return withError ? last.explained : last.states;
         }
         Map<String, Boolean> bots = bots();
         boolean botsUp = !bots.containsValue(false);
-        String status = !storageUp ? "DOWN" : !transcriptsUp || !botsUp ? "DEGRADED" : "UP";
+        Map<String, Object> clusterHealth = c == null ? null : c.health();
+        boolean clusterUp = clusterHealth == null || "UP".equals(clusterHealth.get("status"));
+        String status = !storageUp ? "DOWN" : !transcriptsUp || !botsUp || !clusterUp ? "DEGRADED" : "UP";
         HttpResponseStatus code = storageUp ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE;
         HttpHandler.Health states = new HttpHandler.Health(code, Responses.health(status, instance, VERSION, uptime,
-                received, handled, storageUp, transcriptsUp, httpUp, bots, null));
+                received, handled, storageUp, transcriptsUp, httpUp, bots, clusterHealth, null));
         HttpHandler.Health explained = error == null ? states : new HttpHandler.Health(code, Responses.health(status,
-                instance, VERSION, uptime, received, handled, storageUp, transcriptsUp, httpUp, bots, error));
+                instance, VERSION, uptime, received, handled, storageUp, transcriptsUp, httpUp, bots, clusterHealth,
+                error));
         lastHealth = new LastHealth(storageUp, transcriptsUp, httpUp, uptime, received, handled, error, platforms,
                 states, explained);
         return withError ? explained : states;

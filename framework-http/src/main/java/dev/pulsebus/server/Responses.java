@@ -204,7 +204,8 @@ final class Responses {
      */
     static byte[] health(String status, String instance, String version, long uptimeSeconds, long received,
                          long handled, boolean storageUp, boolean transcriptsUp, boolean httpUp,
-                         java.util.Map<String, Boolean> platforms, @Nullable String error) {
+                         java.util.Map<String, Boolean> platforms, java.util.@Nullable Map<String, Object> cluster,
+                         @Nullable String error) {
         return write(g -> {
             g.writeStartObject();
             g.writeStringField("status", status);
@@ -222,7 +223,21 @@ final class Responses {
             for (java.util.Map.Entry<String, Boolean> p : platforms.entrySet()) {
                 component(g, p.getKey(), p.getValue(), null);
             }
+            if (cluster != null) {
+                g.writeStringField("cluster", String.valueOf(cluster.get("status")));
+            }
             g.writeEndObject();
+            if (cluster != null) { // engine connections and partitions held
+                g.writeObjectFieldStart("cluster");
+                for (java.util.Map.Entry<String, Object> e : cluster.entrySet()) {
+                    if (e.getValue() instanceof Number n) {
+                        g.writeNumberField(e.getKey(), n.longValue());
+                    } else {
+                        g.writeStringField(e.getKey(), String.valueOf(e.getValue()));
+                    }
+                }
+                g.writeEndObject();
+            }
             if (error != null) {
                 g.writeStringField("error", error);
             }

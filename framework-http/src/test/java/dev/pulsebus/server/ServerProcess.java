@@ -38,6 +38,13 @@ final class ServerProcess implements AutoCloseable {
         this(command(List.of("-cp", System.getProperty("java.class.path"), ServerMain.class.getName()), args), stderr);
     }
 
+    /** Starts the main class in a JVM with {@code jvmArgs} and waits until it says where it listens (url null: it did not). */
+    static ServerProcess withJvmArgs(List<String> jvmArgs, String... args) throws IOException {
+        List<String> launch = new ArrayList<>(jvmArgs);
+        launch.addAll(List.of("-cp", System.getProperty("java.class.path"), ServerMain.class.getName()));
+        return new ServerProcess(command(launch, args), null);
+    }
+
     private ServerProcess(List<String> command, ProcessBuilder.@Nullable Redirect stderr) throws IOException {
         ProcessBuilder pb = new ProcessBuilder(command);
         if (stderr == null) {

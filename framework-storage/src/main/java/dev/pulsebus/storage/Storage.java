@@ -83,6 +83,21 @@ public final class Storage implements AutoCloseable {
         return transcripts;
     }
 
+    /**
+     * A transcript seq source shared by every instance on this database (a database sequence), for
+     * {@link dev.pulsebus.transcript.TranscriptWriter.Builder#seqSource} when several instances write to it.
+     *
+     * @throws StorageException on SQLite or MySQL, or when the database does not answer
+     */
+    public java.util.function.LongSupplier sharedSeq() {
+        try {
+            return SharedSeq.open(sessions, health, dialect, dataSource.getJdbcUrl() == null ? "" : dataSource.getJdbcUrl());
+        } catch (java.sql.SQLException e) {
+            throw new StorageException("cannot make the shared transcript sequence on " + description + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
     /** Quota counters that survive restarts, for {@link dev.pulsebus.command.CommandRouter.Builder#quotaStore}. */
     public QuotaStore quotas() {
         return quotas;

@@ -12,14 +12,17 @@ import java.time.ZoneId;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * The module the shipped server runs: {@code /echo TEXT}, {@code /roll [SIDES]}, a KV-backed
- * {@code /remember KEY TEXT} and {@code /recall KEY}, per user, a {@code /register} dialog of three typed
- * questions (stopped by {@code /cancel}), and a daily message in one room of the HTTP chat
- * ({@code daily_room}, default {@code lobby}, at {@code daily_cron} in {@code daily_zone}, default
+ * The module the shipped server runs: {@code /echo TEXT}, {@code /roll [SIDES]}, {@code /daily} (once a day
+ * per user), a KV-backed {@code /remember KEY TEXT} and {@code /recall KEY}, per user, a {@code /register}
+ * dialog of three typed questions (stopped by {@code /cancel}), and a daily message in one room of the HTTP
+ * chat ({@code daily_room}, default {@code lobby}, at {@code daily_cron} in {@code daily_zone}, default
  * {@code 0 9 * * *} UTC; {@code daily_room = ""} turns it off). ({@code /help} is the router's own.) Turn
  * it off with {@code [modules.example] enabled = false}.
  */
 public final class ExampleModule implements BotModule {
+
+    private static final String[] FORTUNES = {"a quiet day.", "a good day to ship.", "an old bug finds you.",
+        "a test passes on the first try."};
 
     @Override
     public String name() {
@@ -70,6 +73,11 @@ public final class ExampleModule implements BotModule {
                     }
                     call.reply("You rolled " + (1 + ThreadLocalRandom.current().nextInt(sides)) + " (d" + sides + ")");
                 }));
+        // One call per user per day: in a cluster the cooldown is shared, so another instance refuses it too.
+        ctx.commands().register(Command.named("daily").usage("/daily").help("Your fortune, once a day.")
+                .cooldown(Duration.ofDays(1), dev.pulsebus.command.Scope.USER)
+                .handler(call -> call.reply("Your fortune for today, " + call.source().userId() + ": "
+                        + FORTUNES[ThreadLocalRandom.current().nextInt(FORTUNES.length)])));
         ctx.commands().register(Command.named("remember").usage("/remember <key> <text>")
                 .help("Remembers a text under a key, for you.")
                 .handler(call -> {
