@@ -44,9 +44,11 @@ public final class ShippedLogging extends ContextAwareBase implements Configurat
     static final String APPENDER = "CONSOLE";
     static final Level PULSEBUS_LEVEL = Level.INFO;
     static final Level ROOT_LEVEL = Level.WARN;
+    /** Lettuce's reconnect warnings: a cluster's Redis outage is warned about by PulseBus itself. */
+    static final String LETTUCE_WATCHDOG = "io.lettuce.core.protocol.ConnectionWatchdog";
     /** The shipped file's length and CRC-32: change them with the file (the test says the new ones). */
-    static final int SHIPPED_LENGTH = 474;
-    static final long SHIPPED_CRC = 0x49420a3aL;
+    static final int SHIPPED_LENGTH = 668;
+    static final long SHIPPED_CRC = 0xa1d9a519L;
 
     @Override
     @SuppressWarnings("deprecation") // Logback's own search, so that a user's logback.xml is found as Logback finds it
@@ -80,7 +82,10 @@ public final class ShippedLogging extends ContextAwareBase implements Configurat
         }
     }
 
-    /** What the shipped XML declares: a console appender with its pattern, INFO for PulseBus, WARN for the rest. */
+    /**
+     * What the shipped XML declares: a console appender with its pattern, INFO for PulseBus, ERROR for
+     * Lettuce's reconnect watchdog, WARN for the rest.
+     */
     static void apply(LoggerContext context) {
         LineEncoder encoder = new LineEncoder();
         encoder.setContext(context);
@@ -91,6 +96,7 @@ public final class ShippedLogging extends ContextAwareBase implements Configurat
         console.setEncoder(encoder);
         console.start();
         context.getLogger("dev.pulsebus").setLevel(PULSEBUS_LEVEL);
+        context.getLogger(LETTUCE_WATCHDOG).setLevel(Level.ERROR);
         Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
         root.setLevel(ROOT_LEVEL);
         root.addAppender(console);
