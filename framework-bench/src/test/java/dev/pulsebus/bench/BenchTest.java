@@ -8,7 +8,7 @@ class BenchTest {
 
     @Test
     void theSuitesRunInTheirOrderUnderTheirNames() {
-        assertThat(Bench.suites().keySet()).containsExactly("config", "event", "router", "bridge", "send",
+        assertThat(Bench.suites().keySet()).containsExactly("config", "event", "router", "conversation", "bridge", "send",
                 "storage", "module", "http", "longpoll", "overall", "adapter", "startup");
         Bench.suites().forEach((name, suite) -> assertThat(suite.name()).isEqualTo(name));
     }
