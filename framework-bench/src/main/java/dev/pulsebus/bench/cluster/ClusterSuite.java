@@ -45,9 +45,9 @@ import org.HdrHistogram.Recorder;
  * <li>{@code cluster.control_check}: a command with a cooldown and a rate limit routed with its controls decided
  * in Redis (two Lua scripts per call), 16 callers at once on one connection (Lettuce pipelines them); beside
  * {@code local_table}, the same router deciding on its own tables.</li>
+ * <li>{@code cluster.e2e_roundtrip}: two servers in this JVM as one cluster on a PostgreSQL schema of the run's
+ * own, {@code /echo n} said on A at 500/s until its reply reaches a poll on B.</li>
  * </ul>
- * The e2e round trip through two servers (say on A, poll on B) is not measured here yet; {@code ClusterIT} prints
- * its latency as a functional check.
  */
 public final class ClusterSuite implements Suite {
 
@@ -55,6 +55,9 @@ public final class ClusterSuite implements Suite {
     private static final int PARTITIONS = 16;
     private static final double INBOUND_TARGET_RATIO = 1.5;
     private static final double CONTROL_TARGET = 20_000;
+    private static final double E2E_RATE = 500;
+    private static final String POSTGRES = System.getProperty("pulsebus.bench.postgres.url",
+            "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
 
     @Override
     public String name() {
@@ -74,7 +77,7 @@ public final class ClusterSuite implements Suite {
         }
         List<Row> rows = new ArrayList<>();
         if (absent != null) {
-            for (String row : List.of("inbound_1", "inbound_2", "inbound_3", "control_check")) {
+            for (String row : List.of("inbound_1", "inbound_2", "inbound_3", "control_check", "e2e_roundtrip")) {
                 rows.add(new Row("cluster", "cluster." + row, "ops/s", null, null, null, null, null, null, null, 0,
                         ServerFixture.peers(), "skipped: " + absent));
             }
@@ -113,7 +116,84 @@ public final class ClusterSuite implements Suite {
                     .withRounds(rates));
         }
         rows.add(controlCheck(options));
+        rows.add(roundTrip(options));
         return rows;
+    }
+
+    /**
+     * Two servers in this JVM as one cluster on a PostgreSQL schema of the run's own: {@code /echo n} said on A,
+     * paced at {@link #E2E_RATE}/s, until the bot's reply (handled by whichever holds the room) reaches a poll on
+     * B; each trip timed from its intended start.
+     */
+    private static Row roundTrip(BenchOptions options) throws Exception {
+        String schema = "pb_bench_" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(POSTGRES)) {
+            c.createStatement().execute("CREATE SCHEMA " + schema);
+        } catch (java.sql.SQLException e) {
+            return new Row("cluster", "cluster.e2e_roundtrip", "ops/s", null, null, null, null, null, null, null, 0,
+                    ServerFixture.peers(), "skipped: no PostgreSQL at " + POSTGRES + " (" + e.getMessage() + ")");
+        }
+        String ns = "pulsebus-bench-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+        String previous = System.getProperty("pulsebus.cluster.namespace");
+        System.setProperty("pulsebus.cluster.namespace", ns);
+        int warm = options.quick() ? 500 : 2500;
+        int measured = options.quick() ? 1000 : 5000;
+        List<Histogram> rounds = new ArrayList<>();
+        Histogram all = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+        List<dev.pulsebus.server.PulseBusServer> servers = new ArrayList<>();
+        try {
+            for (String name : List.of("a", "b")) {
+                java.nio.file.Path file = ServerFixture.config(options, "cluster-" + name, "");
+                java.nio.file.Files.writeString(file, "jdbc_url = \"" + POSTGRES + "&currentSchema=" + schema + "\"\n"
+                        + "[cluster]\nenabled = true\ninstance = \"" + name + "\"\npartitions = " + PARTITIONS + "\n",
+                        java.nio.file.StandardOpenOption.APPEND);
+                servers.add(dev.pulsebus.server.PulseBusServer.start(
+                        dev.pulsebus.server.ServerConfig.load(file, false, java.util.Map.of())));
+            }
+            URI a = servers.get(0).url();
+            URI b = servers.get(1).url();
+            try (dev.pulsebus.bench.http.RawHttp sayer = new dev.pulsebus.bench.http.RawHttp(a.getHost(), a.getPort());
+                 dev.pulsebus.bench.http.RawHttp poller = new dev.pulsebus.bench.http.RawHttp(b.getHost(), b.getPort())) {
+                long interval = (long) (1e9 / E2E_RATE);
+                Progress.print("cluster.e2e_roundtrip: " + warm + " warm-up round trips at " + (long) E2E_RATE + "/s");
+                long started = System.nanoTime();
+                for (int i = 0; i < warm; i++) {
+                    dev.pulsebus.bench.overall.OverallSuite.trip(sayer, poller, "e2e", i, started + i * interval, all);
+                }
+                all.reset();
+                Progress.print("cluster.e2e_roundtrip: " + measured + " round trips at " + (long) E2E_RATE + "/s");
+                started = System.nanoTime() - warm * interval;
+                int perRound = measured / 3;
+                for (int round = 0; round < 3; round++) {
+                    Histogram r = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+                    for (int i = warm + round * perRound; i < warm + (round + 1) * perRound; i++) {
+                        dev.pulsebus.bench.overall.OverallSuite.trip(sayer, poller, "e2e", i, started + i * interval, r);
+                    }
+                    rounds.add(r);
+                    all.add(r);
+                }
+            }
+        } finally {
+            for (dev.pulsebus.server.PulseBusServer s : servers) {
+                s.close();
+            }
+            if (previous == null) {
+                System.clearProperty("pulsebus.cluster.namespace");
+            } else {
+                System.setProperty("pulsebus.cluster.namespace", previous);
+            }
+            Cluster.deleteFromBroker(settings("cleanup"), ns);
+            try (java.sql.Connection c = java.sql.DriverManager.getConnection(POSTGRES)) {
+                c.createStatement().execute("DROP SCHEMA " + schema + " CASCADE");
+            }
+        }
+        double p99 = ServerFixture.medianUs(rounds, 99);
+        Row row = ServerFixture.row("cluster", "cluster.e2e_roundtrip", "ops/s", null, all, null, ServerFixture.peers(),
+                String.format(Locale.ROOT, "two servers in this JVM as one cluster (PostgreSQL, RabbitMQ, Redis): POST"
+                        + " /echo n on A until the bot's reply reaches a poll on B, paced at %.0f/s, %d round trips in 3"
+                        + " rounds after %d; percentiles are the median of the rounds'; target p99 <= 10 ms: %s",
+                        E2E_RATE, measured, warm, p99 <= 10_000 ? "met" : "MISSED"));
+        return ServerFixture.medianOfRounds(row, rounds);
     }
 
     private static String absent() {
