@@ -2,6 +2,7 @@ package dev.pulsebus.bench;
 
 import dev.pulsebus.bench.adapter.AdapterSuite;
 import dev.pulsebus.bench.bridge.BridgeSuite;
+import dev.pulsebus.bench.cluster.ClusterSuite;
 import dev.pulsebus.bench.config.ConfigSuite;
 import dev.pulsebus.bench.conversation.ConversationSuite;
 import dev.pulsebus.bench.event.EventSuite;
@@ -34,7 +35,7 @@ public final class Bench {
         for (Suite suite : List.of(ConfigSuite.create(), EventSuite.create(), RouterSuite.create(),
                 ConversationSuite.create(), BridgeSuite.bridge(), BridgeSuite.send(), StorageSuite.create(),
                 new ModuleSuite(), new HttpSuite(), new LongPollSuite(), new OverallSuite(), new AdapterSuite(),
-                new StartupSuite())) {
+                new StartupSuite(), new ClusterSuite())) {
             all.put(suite.name(), suite);
         }
         return all;

@@ -9,7 +9,8 @@ class BenchTest {
     @Test
     void theSuitesRunInTheirOrderUnderTheirNames() {
         assertThat(Bench.suites().keySet()).containsExactly("config", "event", "router", "conversation", "bridge", "send",
-                "storage", "module", "http", "longpoll", "overall", "adapter", "startup");
+                "storage", "module", "http", "longpoll", "overall", "adapter", "startup",
+                "cluster");
         Bench.suites().forEach((name, suite) -> assertThat(suite.name()).isEqualTo(name));
     }
 }

@@ -102,6 +102,7 @@ final class RedisState implements SharedControls, AutoCloseable {
             """;
 
     private final String prefix;
+    private final String where;
     private final String member;
     private final AtomicLong members = new AtomicLong();
     private final ClientResources resources;
@@ -120,6 +121,7 @@ final class RedisState implements SharedControls, AutoCloseable {
      */
     RedisState(URI uri, String prefix, String instance) {
         this.prefix = prefix;
+        this.where = uri.getHost() + ":" + uri.getPort();
         this.member = instance + ":";
         // Reconnect every PROBE_MILLIS, not Lettuce's backoff to 30 s: shared again soon after Redis is back.
         this.resources = DefaultClientResources.builder().ioThreadPoolSize(1).computationThreadPoolSize(1)
@@ -148,9 +150,8 @@ final class RedisState implements SharedControls, AutoCloseable {
                 connection = c;
             }
             if ("PONG".equals(c.sync().ping())) {
-                if (!up) {
-                    LOG.info("Redis at {} answers: cooldowns, rate limits and quotas are shared again",
-                            client.toString());
+                if (!up && outages.sum() > 0) {
+                    LOG.info("Redis at {} answers again: cooldowns, rate limits and quotas are shared again", where);
                 }
                 up = true;
             }

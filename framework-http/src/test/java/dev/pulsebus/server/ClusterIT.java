@@ -12,6 +12,7 @@ import dev.pulsebus.testing.TcpProxy;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -127,8 +128,11 @@ class ClusterIT {
         }
     }
 
+    /** One client per instance (an HttpClient is costly to make), made again when the instance is restarted. */
+    private final java.util.Map<URI, ChatClient> clients = new ConcurrentHashMap<>();
+
     private ChatClient client(int n) {
-        return new ChatClient(servers.get(n).url, Duration.ofSeconds(20));
+        return clients.computeIfAbsent(servers.get(n).url, u -> new ChatClient(u, Duration.ofSeconds(20)));
     }
 
     /** The bot's replies in {@code room}, oldest first, read from instance {@code n}. */
@@ -146,11 +150,11 @@ class ClusterIT {
     private Map<String, List<Integer>> echo(String run, int chats, int each, Runnable midway) throws Exception {
         Map<String, List<Integer>> acknowledged = new ConcurrentHashMap<>();
         AtomicInteger sent = new AtomicInteger();
-        List<Thread> clients = new ArrayList<>();
+        List<Thread> senders = new ArrayList<>();
         for (int c = 0; c < chats; c++) {
             String room = run + c;
             int first = c;
-            clients.add(Thread.ofVirtual().start(() -> {
+            senders.add(Thread.ofVirtual().start(() -> {
                 List<Integer> mine = acknowledged.computeIfAbsent(room, r -> new java.util.concurrent.CopyOnWriteArrayList<>());
                 for (int n = 0; n < each; n++) {
                     for (int attempt = 0; attempt < 3; attempt++) {
@@ -173,7 +177,7 @@ class ClusterIT {
                 }
             }));
         }
-        for (Thread t : clients) {
+        for (Thread t : senders) {
             t.join();
         }
         return acknowledged;

@@ -221,6 +221,7 @@ public final class BenchMain {
             case "http" -> 80;
             case "adapter" -> 150;
             case "longpoll", "overall", "startup" -> 45;
+            case "cluster" -> 90;
             default -> 60;
         };
         return quick ? full / 3 : full;

@@ -127,17 +127,27 @@ public final class OverallSuite implements Suite {
 
     /** One round trip, started at {@code intended} (ns), recorded into {@code h} from then. */
     private static void trip(RawHttp sayer, RawHttp poller, int i, long intended, Histogram h) throws IOException {
+        trip(sayer, poller, "e2e", i, intended, h);
+    }
+
+    /**
+     * One round trip in {@code room}: {@code /echo i} said through {@code sayer} at {@code intended} (ns), until
+     * the bot's reply reaches a poll through {@code poller}; recorded into {@code h} from {@code intended}.
+     */
+    public static void trip(RawHttp sayer, RawHttp poller, String room, int i, long intended, Histogram h)
+            throws IOException {
         for (long left; (left = intended - System.nanoTime()) > 200_000; ) {
             LockSupport.parkNanos(left - 150_000);
         }
         while (System.nanoTime() < intended) {
             Thread.onSpinWait();
         }
-        long seq = RawHttp.seq(sayer.exchange("POST", "/api/rooms/e2e/messages",
+        long seq = RawHttp.seq(sayer.exchange("POST", "/api/rooms/" + room + "/messages",
                 "{\"user\":\"bench\",\"text\":\"/echo " + i + "\"}"));
         String expected = Integer.toString(i);
         while (true) {
-            RawHttp.Response r = poller.exchange("GET", "/api/rooms/e2e/poll?after=" + seq + "&timeout_ms=10000", null);
+            RawHttp.Response r = poller.exchange("GET", "/api/rooms/" + room + "/poll?after=" + seq + "&timeout_ms=10000",
+                    null);
             if (r.status() != 200) {
                 throw new IllegalStateException("no reply to /echo " + i + " within 10 s");
             }

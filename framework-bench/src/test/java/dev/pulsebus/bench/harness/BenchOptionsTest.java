@@ -15,7 +15,7 @@ class BenchOptionsTest {
 
     /** The suites' names as the benchmark has them ({@code BenchTest} checks they are these). */
     static final Set<String> SUITES = new LinkedHashSet<>(List.of("config", "event", "router", "bridge", "send",
-            "storage", "module", "http", "longpoll", "overall", "adapter", "startup"));
+            "storage", "module", "http", "longpoll", "overall", "adapter", "startup", "cluster"));
 
     @Test
     void defaultsRunEverySuiteFullyIntoTargetBench() throws Exception {

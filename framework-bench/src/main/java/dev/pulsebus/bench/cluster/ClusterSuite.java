@@ -1,0 +1,393 @@
+package dev.pulsebus.bench.cluster;
+
+import dev.pulsebus.bench.harness.BenchOptions;
+import dev.pulsebus.bench.harness.Progress;
+import dev.pulsebus.bench.harness.Row;
+import dev.pulsebus.bench.harness.ServerFixture;
+import dev.pulsebus.bench.harness.Suite;
+import dev.pulsebus.bus.EventBus;
+import dev.pulsebus.cluster.Cluster;
+import dev.pulsebus.cluster.ClusterSettings;
+import dev.pulsebus.command.Command;
+import dev.pulsebus.command.CommandRouter;
+import dev.pulsebus.command.CommandSource;
+import dev.pulsebus.command.Outcome;
+import dev.pulsebus.command.Scope;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * The {@code cluster} suite, on the local RabbitMQ (5672, guest) and Redis (6379); each row says it was skipped,
+ * and why, when they are absent.
+ *
+ * <ul>
+ * <li>{@code cluster.inbound_N}: events dispatched through the broker with N instances joined in this JVM (each
+ * its own connections), every event handled once and each key's events checked to arrive in order; beside
+ * {@code single_instance}, the same events through one instance's own ordered lanes with no broker.</li>
+ * <li>{@code cluster.control_check}: a command with a cooldown and a rate limit routed with its controls decided
+ * in Redis (two Lua scripts per call), 16 callers at once on one connection (Lettuce pipelines them); beside
+ * {@code local_table}, the same router deciding on its own tables.</li>
+ * <li>{@code cluster.e2e_roundtrip}: two servers in this JVM as one cluster on a PostgreSQL schema of the run's
+ * own, {@code /echo n} said on A at 500/s until its reply reaches a poll on B.</li>
+ * </ul>
+ */
+public final class ClusterSuite implements Suite {
+
+    private static final int KEYS = 64;
+    private static final int PARTITIONS = 16;
+    private static final double INBOUND_TARGET_RATIO = 1.5;
+    private static final double CONTROL_TARGET = 20_000;
+    private static final double E2E_RATE = 500;
+    private static final String POSTGRES = System.getProperty("pulsebus.bench.postgres.url",
+            "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+
+    @Override
+    public String name() {
+        return "cluster";
+    }
+
+    @Override
+    public List<Row> run(BenchOptions options) throws Exception {
+        String absent = absent();
+        if (absent == null) {
+            try { // the broker answers, but may lack the consistent-hash exchange plugin
+                Cluster.join(settings("bench-probe"), "pulsebus-bench-probe", "pulsebus-bench-probe:").close();
+                Cluster.deleteFromBroker(settings("cleanup"), "pulsebus-bench-probe");
+            } catch (IOException e) {
+                absent = String.valueOf(e.getMessage());
+            }
+        }
+        List<Row> rows = new ArrayList<>();
+        if (absent != null) {
+            for (String row : List.of("inbound_1", "inbound_2", "inbound_3", "control_check", "e2e_roundtrip")) {
+                rows.add(new Row("cluster", "cluster." + row, "ops/s", null, null, null, null, null, null, null, 0,
+                        ServerFixture.peers(), "skipped: " + absent));
+            }
+            return rows;
+        }
+        int events = options.quick() ? 5_000 : 20_000;
+        int rounds = options.quick() ? 1 : 3;
+        List<Double> single = new ArrayList<>();
+        for (int r = 0; r < rounds; r++) {
+            Progress.print("cluster.inbound: round " + (r + 1) + ", one instance without a broker");
+            single.add(singleInstance(events));
+        }
+        double singleRate = ServerFixture.median(single);
+        double oneRate = 0;
+        for (int n = 1; n <= 3; n++) {
+            List<Double> rates = new ArrayList<>();
+            long disorder = 0;
+            for (int r = 0; r < rounds; r++) {
+                Progress.print("cluster.inbound_" + n + ": round " + (r + 1));
+                double[] result = throughBroker(n, events);
+                rates.add(result[0]);
+                disorder += (long) result[1];
+            }
+            double rate = ServerFixture.median(rates);
+            if (n == 1) {
+                oneRate = rate;
+            }
+            String target = n == 3 ? String.format(Locale.ROOT, "; target >= %.1fx inbound_1: %.2fx, %s",
+                    INBOUND_TARGET_RATIO, rate / oneRate, rate >= INBOUND_TARGET_RATIO * oneRate ? "met" : "MISSED") : "";
+            rows.add(new Row("cluster", "cluster.inbound_" + n, "ops/s", rate, null, null, null, null, null, null,
+                    rounds, ServerFixture.peers("single_instance", singleRate), String.format(Locale.ROOT,
+                    "%d events over %d keys dispatched from %d instance(s) in this JVM through a consistent-hash exchange"
+                            + " over %d quorum queues, handled once each (dedupe mark in Redis), acked; ops/s from the"
+                            + " first dispatch to the last handled, the median of %d rounds; per-key order checked: %d"
+                            + " out of order%s", events, KEYS, n, PARTITIONS, rounds, disorder, target))
+                    .withRounds(rates));
+        }
+        rows.add(controlCheck(options));
+        rows.add(roundTrip(options));
+        return rows;
+    }
+
+    /**
+     * Two servers in this JVM as one cluster on a PostgreSQL schema of the run's own: {@code /echo n} said on A,
+     * paced at {@link #E2E_RATE}/s, until the bot's reply (handled by whichever holds the room) reaches a poll on
+     * B; each trip timed from its intended start.
+     */
+    private static Row roundTrip(BenchOptions options) throws Exception {
+        String schema = "pb_bench_" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(POSTGRES)) {
+            c.createStatement().execute("CREATE SCHEMA " + schema);
+        } catch (java.sql.SQLException e) {
+            return new Row("cluster", "cluster.e2e_roundtrip", "ops/s", null, null, null, null, null, null, null, 0,
+                    ServerFixture.peers(), "skipped: no PostgreSQL at " + POSTGRES + " (" + e.getMessage() + ")");
+        }
+        String ns = "pulsebus-bench-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+        String previous = System.getProperty("pulsebus.cluster.namespace");
+        System.setProperty("pulsebus.cluster.namespace", ns);
+        int warm = options.quick() ? 500 : 2500;
+        int measured = options.quick() ? 1000 : 5000;
+        List<Histogram> rounds = new ArrayList<>();
+        Histogram all = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+        List<dev.pulsebus.server.PulseBusServer> servers = new ArrayList<>();
+        try {
+            for (String name : List.of("a", "b")) {
+                java.nio.file.Path file = ServerFixture.config(options, "cluster-" + name, "");
+                java.nio.file.Files.writeString(file, "jdbc_url = \"" + POSTGRES + "&currentSchema=" + schema + "\"\n"
+                        + "[cluster]\nenabled = true\ninstance = \"" + name + "\"\npartitions = " + PARTITIONS + "\n",
+                        java.nio.file.StandardOpenOption.APPEND);
+                servers.add(dev.pulsebus.server.PulseBusServer.start(
+                        dev.pulsebus.server.ServerConfig.load(file, false, java.util.Map.of())));
+            }
+            URI a = servers.get(0).url();
+            URI b = servers.get(1).url();
+            try (dev.pulsebus.bench.http.RawHttp sayer = new dev.pulsebus.bench.http.RawHttp(a.getHost(), a.getPort());
+                 dev.pulsebus.bench.http.RawHttp poller = new dev.pulsebus.bench.http.RawHttp(b.getHost(), b.getPort())) {
+                long interval = (long) (1e9 / E2E_RATE);
+                Progress.print("cluster.e2e_roundtrip: " + warm + " warm-up round trips at " + (long) E2E_RATE + "/s");
+                long started = System.nanoTime();
+                for (int i = 0; i < warm; i++) {
+                    dev.pulsebus.bench.overall.OverallSuite.trip(sayer, poller, "e2e", i, started + i * interval, all);
+                }
+                all.reset();
+                Progress.print("cluster.e2e_roundtrip: " + measured + " round trips at " + (long) E2E_RATE + "/s");
+                started = System.nanoTime() - warm * interval;
+                int perRound = measured / 3;
+                for (int round = 0; round < 3; round++) {
+                    Histogram r = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+                    for (int i = warm + round * perRound; i < warm + (round + 1) * perRound; i++) {
+                        dev.pulsebus.bench.overall.OverallSuite.trip(sayer, poller, "e2e", i, started + i * interval, r);
+                    }
+                    rounds.add(r);
+                    all.add(r);
+                }
+            }
+        } finally {
+            for (dev.pulsebus.server.PulseBusServer s : servers) {
+                s.close();
+            }
+            if (previous == null) {
+                System.clearProperty("pulsebus.cluster.namespace");
+            } else {
+                System.setProperty("pulsebus.cluster.namespace", previous);
+            }
+            Cluster.deleteFromBroker(settings("cleanup"), ns);
+            try (java.sql.Connection c = java.sql.DriverManager.getConnection(POSTGRES)) {
+                c.createStatement().execute("DROP SCHEMA " + schema + " CASCADE");
+            }
+        }
+        double p99 = ServerFixture.medianUs(rounds, 99);
+        Row row = ServerFixture.row("cluster", "cluster.e2e_roundtrip", "ops/s", null, all, null, ServerFixture.peers(),
+                String.format(Locale.ROOT, "two servers in this JVM as one cluster (PostgreSQL, RabbitMQ, Redis): POST"
+                        + " /echo n on A until the bot's reply reaches a poll on B, paced at %.0f/s, %d round trips in 3"
+                        + " rounds after %d; percentiles are the median of the rounds'; target p99 <= 10 ms: %s",
+                        E2E_RATE, measured, warm, p99 <= 10_000 ? "met" : "MISSED"));
+        return ServerFixture.medianOfRounds(row, rounds);
+    }
+
+    private static String absent() {
+        for (int port : new int[] {5672, 6379}) {
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), port), 1000);
+            } catch (IOException e) {
+                return "nothing listens on 127.0.0.1:" + port + (port == 5672 ? " (RabbitMQ)" : " (Redis)");
+            }
+        }
+        return null;
+    }
+
+    private static ClusterSettings settings(String instance) {
+        return new ClusterSettings(true, instance, URI.create(ClusterSettings.DEFAULT_BROKER), PARTITIONS,
+                URI.create(ClusterSettings.DEFAULT_REDIS));
+    }
+
+    private static byte[] event(int key, int n) {
+        return ByteBuffer.allocate(8).putInt(key).putInt(n).array();
+    }
+
+    /** Events per second through the broker with {@code instances} joined, and how many arrived out of key order. */
+    private static double[] throughBroker(int instances, int events) throws Exception {
+        String ns = "pulsebus-bench-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+        List<Cluster> joined = new ArrayList<>();
+        AtomicIntegerArray last = new AtomicIntegerArray(KEYS);
+        for (int k = 0; k < KEYS; k++) {
+            last.set(k, -1);
+        }
+        LongAdder handled = new LongAdder();
+        LongAdder disorder = new LongAdder();
+        AtomicLong lastHandled = new AtomicLong();
+        try {
+            for (int i = 0; i < instances; i++) {
+                Cluster c = Cluster.join(settings("bench-" + i), ns, ns + ":");
+                joined.add(c);
+                c.start((body, redelivered) -> {
+                    ByteBuffer b = ByteBuffer.wrap(body);
+                    int key = b.getInt();
+                    int n = b.getInt();
+                    if (last.getAndSet(key, n) > n) {
+                        disorder.increment();
+                    }
+                    handled.increment();
+                    lastHandled.set(System.nanoTime());
+                }, (kind, body) -> { }, EventBus.builder().build());
+            }
+            Thread.sleep(500); // consumers registered
+            long start = System.nanoTime();
+            List<CompletionStage<Void>> confirms = new ArrayList<>(events);
+            for (int n = 0; n < events / KEYS; n++) {
+                for (int k = 0; k < KEYS; k++) { // a key's events from one instance, in order
+                    Cluster via = joined.get(k % instances);
+                    confirms.add(via.dispatch("chat-" + k, ns + "-" + k + "-" + n, event(k, n)));
+                }
+            }
+            CompletableFuture.allOf(confirms.stream().map(CompletionStage::toCompletableFuture)
+                    .toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
+            int total = (events / KEYS) * KEYS;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (handled.sum() < total && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            if (handled.sum() < total) {
+                throw new IllegalStateException("only " + handled.sum() + " of " + total + " events handled in 120 s");
+            }
+            return new double[] {total / ((lastHandled.get() - start) / 1e9), disorder.sum()};
+        } finally {
+            for (Cluster c : joined) {
+                c.close();
+            }
+            Cluster.deleteFromBroker(settings("cleanup"), ns);
+        }
+    }
+
+    /** The same events through one instance's own ordered lanes (a queue and a thread per partition), no broker. */
+    private static double singleInstance(int events) throws Exception {
+        List<BlockingQueue<byte[]>> lanes = new ArrayList<>();
+        LongAdder handled = new LongAdder();
+        AtomicIntegerArray last = new AtomicIntegerArray(KEYS);
+        List<Thread> threads = new ArrayList<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+            BlockingQueue<byte[]> q = new ArrayBlockingQueue<>(1024);
+            lanes.add(q);
+            threads.add(Thread.ofVirtual().start(() -> {
+                try {
+                    while (true) {
+                        ByteBuffer b = ByteBuffer.wrap(q.take());
+                        int key = b.getInt();
+                        if (key < 0) {
+                            return;
+                        }
+                        last.set(key, b.getInt());
+                        handled.increment();
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }));
+        }
+        int total = (events / KEYS) * KEYS;
+        long start = System.nanoTime();
+        for (int n = 0; n < events / KEYS; n++) {
+            for (int k = 0; k < KEYS; k++) {
+                lanes.get(Math.floorMod(("chat-" + k).hashCode(), PARTITIONS)).put(event(k, n));
+            }
+        }
+        while (handled.sum() < total) {
+            Thread.onSpinWait();
+        }
+        double rate = total / ((System.nanoTime() - start) / 1e9);
+        for (BlockingQueue<byte[]> q : lanes) {
+            q.put(event(-1, 0));
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        return rate;
+    }
+
+    /** A caller of the checked command, as the pipeline would make it. */
+    private record Caller(String userId) implements CommandSource {
+        @Override
+        public String text() {
+            return "/checked";
+        }
+
+        @Override
+        public String chatId() {
+            return "bench";
+        }
+
+        @Override
+        public CompletionStage<String> reply(String text) {
+            return CompletableFuture.completedFuture("");
+        }
+    }
+
+    private static Row controlCheck(BenchOptions options) throws Exception {
+        Duration measure = Duration.ofSeconds(options.quick() ? 2 : 5);
+        int callers = 16;
+        String ns = "pulsebus-bench-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+        Command checked = Command.named("checked").cooldown(Duration.ofMillis(1), Scope.USER)
+                .rateLimit(1000, Duration.ofSeconds(1), Scope.USER).handler(call -> { });
+        CommandRouter local = CommandRouter.builder().helpCommand(false).build();
+        local.register(checked);
+        Progress.print("cluster.control_check: the router's own tables");
+        Object[] localResult = measure(local, callers, measure);
+        try (Cluster cluster = Cluster.join(settings("bench-controls"), ns, ns + ":")) {
+            CommandRouter shared = CommandRouter.builder().helpCommand(false).sharedControls(cluster.controls()).build();
+            shared.register(checked);
+            Progress.print("cluster.control_check: in Redis");
+            measure(shared, callers, Duration.ofSeconds(1)); // warm-up
+            Object[] ours = measure(shared, callers, measure);
+            double rate = (double) ours[0];
+            Histogram h = (Histogram) ours[1];
+            return ServerFixture.row("cluster", "cluster.control_check", "ops/s", rate, h, null,
+                    ServerFixture.peers("local_table", (Double) localResult[0]), String.format(Locale.ROOT,
+                            "a command with a cooldown and a rate limit (USER scope, 1024 users), routed by %d callers"
+                                    + " at once for %d s with its controls in Redis (two Lua scripts per call on one"
+                                    + " connection, pipelined by Lettuce); latency per routed call; local_table: the"
+                                    + " same router on its own tables (p99 %s); target >= 20 k ops/s: %s",
+                            callers, measure.toSeconds(), ServerFixture.us((Histogram) localResult[1], 99),
+                            rate >= CONTROL_TARGET ? "met" : "MISSED"));
+        } finally {
+            Cluster.deleteFromBroker(settings("cleanup"), ns);
+        }
+    }
+
+    /** Calls per second and the latency of each (ns) over {@code measure} with {@code callers} threads. */
+    private static Object[] measure(CommandRouter router, int callers, Duration measure) throws Exception {
+        Recorder recorder = new Recorder(3);
+        LongAdder calls = new LongAdder();
+        long end = System.nanoTime() + measure.toNanos();
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < callers; t++) {
+            int id = t;
+            threads.add(Thread.ofPlatform().start(() -> {
+                int i = 0;
+                while (System.nanoTime() < end) {
+                    Caller c = new Caller("u" + ((id * 64 + (i++ & 63)) & 1023));
+                    long t0 = System.nanoTime();
+                    Outcome o = router.route(c);
+                    recorder.recordValue(System.nanoTime() - t0);
+                    if (o != Outcome.NOT_COMMAND) {
+                        calls.increment();
+                    }
+                }
+            }));
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        return new Object[] {calls.sum() / (measure.toNanos() / 1e9), recorder.getIntervalHistogram()};
+    }
+}
