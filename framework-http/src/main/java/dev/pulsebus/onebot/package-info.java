@@ -15,9 +15,9 @@
  * pipeline on virtual-thread lanes (one chat always on the same lane), and action results complete on a
  * virtual thread, so no bot code runs on an I/O thread.
  *
- * <p>It may import the JDK, Netty, Jackson, Micrometer, SLF4J and the core packages {@code event},
- * {@code pipeline}, {@code config} and {@code internal}; never {@code dev.pulsebus.server}, which
- * builds on it.
+ * <p>It may import the JDK, Netty, Jackson, Micrometer, SLF4J, the core packages {@code event},
+ * {@code pipeline}, {@code config} and {@code internal}, and {@code dev.pulsebus.adapter}; never
+ * {@code dev.pulsebus.server}, which builds on it.
  */
 @org.jspecify.annotations.NullMarked
 package dev.pulsebus.onebot;

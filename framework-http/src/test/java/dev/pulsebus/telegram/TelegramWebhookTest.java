@@ -44,8 +44,12 @@ class TelegramWebhookTest {
     }
 
     private HttpResponse<String> post(PulseBusServer server, String path, String secret) throws Exception {
+        return post(server, path, secret, UPDATE);
+    }
+
+    private HttpResponse<String> post(PulseBusServer server, String path, String secret, String body) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(server.url() + path)).timeout(Duration.ofSeconds(10))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(UPDATE));
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
         if (secret != null) {
             b.header("X-Telegram-Bot-Api-Secret-Token", secret);
         }
@@ -87,6 +91,13 @@ class TelegramWebhookTest {
                     .contains("pulsebus_telegram_updates_total{type=\"message\"} 1.0")
                     .contains("pulsebus_telegram_api_calls_total{method=\"setWebhook\",outcome=\"ok\"} 1.0")
                     .contains("pulsebus_telegram_bad_updates_total{reason=\"invalid\"} 0.0");
+
+            // JSON but no update: counted and answered 200 (posting it again would not help); not JSON: 400
+            assertThat(post(server, "/telegram/123456/webhook", SECRET, "{\"message\": {}}").statusCode()).isEqualTo(200);
+            assertThat(post(server, "/telegram/123456/webhook", SECRET, "[1, 2").statusCode()).isEqualTo(400);
+            assertThat(get(server, "/metrics")).contains("pulsebus_telegram_bad_updates_total{reason=\"invalid\"} 1.0")
+                    .contains("pulsebus_telegram_bad_updates_total{reason=\"not_json\"} 1.0");
+            assertThat(seen).hasSize(1);
         }
     }
 }
