@@ -173,6 +173,27 @@ class ClusterTest {
         }
     }
 
+    @Test
+    void aFullPartitionRefusesNewEventsAndCountsThem() throws Exception {
+        Cluster a = Cluster.join(settings("a"), namespace, prefix, 5); // nobody consumes: the queue fills
+        open.add(a);
+        int accepted = 0;
+        int refused = 0;
+        for (int n = 0; n < 20; n++) {
+            try {
+                a.dispatch("room", "full-" + n, body("room", n)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+                accepted++;
+            } catch (java.util.concurrent.ExecutionException e) {
+                assertThat(e.getCause()).hasMessageContaining("queue is full");
+                refused++;
+            }
+        }
+        // a quorum queue checks its length as a message arrives: it may take one past the bound
+        assertThat(accepted).isBetween(5, 6);
+        assertThat(refused).isEqualTo(20 - accepted);
+        assertThat(a.refused()).isEqualTo(refused);
+    }
+
     record Announcement(String text, int n) {
     }
 
