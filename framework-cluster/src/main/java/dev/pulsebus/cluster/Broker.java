@@ -45,6 +45,11 @@ final class Broker implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Broker.class);
     static final long PING_MILLIS = 2_000;
+    /**
+     * Events a partition's queue holds at most (its holder down or behind); past it the broker refuses new ones
+     * ({@code reject-publish}): the dispatch fails, the say gets 503, counted in {@link #refused}.
+     */
+    static final int MAX_QUEUED = 100_000;
     private static final String KIND = "pulsebus-kind";
     private static final String FROM = "pulsebus-from";
     private static final String PING = "ping";
@@ -66,9 +71,15 @@ final class Broker implements AutoCloseable {
     final LongAdder handled = new LongAdder();
     final LongAdder redeliveries = new LongAdder();
     final LongAdder broadcastsReceived = new LongAdder();
+    final LongAdder refused = new LongAdder();
 
     Broker(URI uri, String namespace, String instance, int partitions, RedisState redis, long dedupeTtlMillis)
             throws IOException, TimeoutException {
+        this(uri, namespace, instance, partitions, redis, dedupeTtlMillis, MAX_QUEUED);
+    }
+
+    Broker(URI uri, String namespace, String instance, int partitions, RedisState redis, long dedupeTtlMillis,
+           int maxQueued) throws IOException, TimeoutException {
         this.namespace = namespace;
         this.instance = instance;
         this.partitions = partitions;
@@ -92,14 +103,16 @@ final class Broker implements AutoCloseable {
             setup.exchangeDeclare(broadcast(), "fanout", true);
             for (int i = 0; i < partitions; i++) {
                 setup.queueDeclare(queue(i), true, false, false,
-                        Map.of("x-queue-type", "quorum", "x-single-active-consumer", true));
+                        Map.of("x-queue-type", "quorum", "x-single-active-consumer", true, "x-max-length", maxQueued,
+                                "x-overflow", "reject-publish"));
                 setup.queueBind(queue(i), events(), "1"); // weight 1: queues share the hash ring equally
             }
         }
         this.publisher = connection.createChannel();
         publisher.confirmSelect();
         publisher.addConfirmListener((tag, multiple) -> confirmed(tag, multiple, null),
-                (tag, multiple) -> confirmed(tag, multiple, new IOException("the broker refused the event")));
+                (tag, multiple) -> confirmed(tag, multiple, new IOException("the broker refused the event (its partition's "
+                        + "queue is full: " + maxQueued + " events)")));
         publisher.addShutdownListener(this::publisherLost);
     }
 
@@ -192,6 +205,7 @@ final class Broker implements AutoCloseable {
             if (failure == null) {
                 f.complete(null);
             } else {
+                refused.increment();
                 f.completeExceptionally(failure);
             }
         }

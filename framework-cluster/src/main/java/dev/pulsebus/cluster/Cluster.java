@@ -45,12 +45,13 @@ public final class Cluster implements AutoCloseable {
     private final ClusterEvents events;
     final LongAdder remoteWakeups = new LongAdder();
 
-    private Cluster(ClusterSettings settings, String namespace, String redisPrefix) throws IOException, TimeoutException {
+    private Cluster(ClusterSettings settings, String namespace, String redisPrefix, int maxQueued)
+            throws IOException, TimeoutException {
         this.settings = settings;
         this.redis = new RedisState(settings.redis(), redisPrefix, settings.instance());
         try {
             this.broker = new Broker(settings.broker(), namespace, settings.instance(), settings.partitions(), redis,
-                    DEDUPE_TTL_MILLIS);
+                    DEDUPE_TTL_MILLIS, maxQueued);
         } catch (IOException | TimeoutException | RuntimeException e) {
             redis.close();
             throw e;
@@ -71,11 +72,17 @@ public final class Cluster implements AutoCloseable {
 
     /** {@link #join(ClusterSettings)} with the broker's names and Redis keys under names of their own (tests). */
     public static Cluster join(ClusterSettings settings, String namespace, String redisPrefix) throws IOException {
+        return join(settings, namespace, redisPrefix, Broker.MAX_QUEUED);
+    }
+
+    /** {@link #join(ClusterSettings, String, String)} with partitions' queues of {@code maxQueued} events (tests). */
+    static Cluster join(ClusterSettings settings, String namespace, String redisPrefix, int maxQueued)
+            throws IOException {
         if (!settings.enabled() || settings.instance().isEmpty()) {
             throw new IllegalArgumentException("the cluster is not enabled, or this instance has no name: " + settings);
         }
         try {
-            return new Cluster(settings, namespace, redisPrefix);
+            return new Cluster(settings, namespace, redisPrefix, maxQueued);
         } catch (TimeoutException e) {
             throw new IOException("the broker at " + settings.broker().getHost() + ":" + settings.broker().getPort()
                     + " did not answer", e);
@@ -180,6 +187,8 @@ public final class Cluster implements AutoCloseable {
         Gauge.builder("pulsebus.cluster.redis.up", this, c -> c.redisUp() ? 1 : 0)
                 .description("1 while Redis answers (0: controls on this instance's own tables)").register(registry);
         counter(registry, "pulsebus.cluster.events.dispatched", broker.dispatched, "Events handed to the broker");
+        counter(registry, "pulsebus.cluster.events.refused", broker.refused,
+                "Events the broker refused (their partition's queue full), their says answered 503");
         counter(registry, "pulsebus.cluster.events.handled", broker.handled, "Events of held partitions handled here");
         counter(registry, "pulsebus.cluster.redeliveries", broker.redeliveries,
                 "Events redelivered here after another instance had them unacknowledged");
@@ -214,5 +223,9 @@ public final class Cluster implements AutoCloseable {
 
     RedisState redisState() {
         return redis;
+    }
+
+    long refused() {
+        return broker.refused.sum();
     }
 }

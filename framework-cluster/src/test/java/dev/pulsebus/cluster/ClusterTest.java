@@ -144,6 +144,56 @@ class ClusterTest {
         assertThat(b.redisState().dedupeHits.sum()).as("recognised in the dedupe set").isEqualTo(1);
     }
 
+    @Test
+    void aBrokerConnectionCutIsShownAndRecoveredAndEventsFlowAgain() throws Exception {
+        try (dev.pulsebus.testing.TcpProxy proxy = new dev.pulsebus.testing.TcpProxy(Servers.RABBITMQ_PORT)) {
+            ClusterSettings s = new ClusterSettings(true, "a", URI.create("amqp://guest:guest@127.0.0.1:" + proxy.port()),
+                    8, URI.create("redis://127.0.0.1:" + Servers.REDIS_PORT));
+            Cluster a = Cluster.join(s, namespace, prefix);
+            open.add(a);
+            List<Handled> handled = new CopyOnWriteArrayList<>();
+            a.start(recording("a", handled), (k, b) -> { }, EventBus.builder().build());
+            assertThat(a.health()).containsEntry("status", "UP").containsEntry("broker", "UP");
+            proxy.cut();
+            assertThat(Await.until(Duration.ofSeconds(10), () -> !a.brokerUp())).isTrue();
+            assertThat(a.health()).containsEntry("status", "DOWN").containsEntry("broker", "DOWN");
+            proxy.restore();
+            assertThat(Await.until(Duration.ofSeconds(15), a::brokerUp)).as("the client reconnects by itself").isTrue();
+            assertThat(Await.until(Duration.ofSeconds(15), () -> {
+                try {
+                    a.dispatch("room", "after-" + System.nanoTime(), body("room", handled.size()))
+                            .toCompletableFuture().get(2, TimeUnit.SECONDS);
+                    return true;
+                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                    return false; // the publisher channel is still recovering
+                }
+            })).isTrue();
+            assertThat(Await.until(Duration.ofSeconds(15), () -> !handled.isEmpty()))
+                    .as("its consumers are back: the event is handled").isTrue();
+        }
+    }
+
+    @Test
+    void aFullPartitionRefusesNewEventsAndCountsThem() throws Exception {
+        Cluster a = Cluster.join(settings("a"), namespace, prefix, 5); // nobody consumes: the queue fills
+        open.add(a);
+        int accepted = 0;
+        int refused = 0;
+        for (int n = 0; n < 20; n++) {
+            try {
+                a.dispatch("room", "full-" + n, body("room", n)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+                accepted++;
+            } catch (java.util.concurrent.ExecutionException e) {
+                assertThat(e.getCause()).hasMessageContaining("queue is full");
+                refused++;
+            }
+        }
+        // a quorum queue checks its length as a message arrives: it may take one past the bound
+        assertThat(accepted).isBetween(5, 6);
+        assertThat(refused).isEqualTo(20 - accepted);
+        assertThat(a.refused()).isEqualTo(refused);
+    }
+
     record Announcement(String text, int n) {
     }
 

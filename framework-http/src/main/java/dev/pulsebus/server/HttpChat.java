@@ -150,7 +150,12 @@ final class HttpChat implements Adapter {
                         received.increment();
                         committed(room, record, c);
                         return c.dispatch(PLATFORM + "/" + room, id, record.toJson().getBytes(StandardCharsets.UTF_8))
-                                .thenApply(v -> record);
+                                .handle((v, failed) -> {
+                                    if (failed != null) {
+                                        throw new NotHandedOver(record, failed);
+                                    }
+                                    return record;
+                                });
                     }), offLoop).thenCompose(stored -> stored).thenCompose(handedOver -> handedOver);
         }
         // Memory and polls follow each commit in seq order (see recordDurably's then).
@@ -199,6 +204,19 @@ final class HttpChat implements Adapter {
         history.committed(room, record);
         polls.published(room, record);
         c.broadcast(ROOM_MESSAGE, record.toJson().getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** A said message stored (as {@code record}) that the broker did not take for the bot: it will not be handled. */
+    static final class NotHandedOver extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+        final transient TranscriptRecord record;
+
+        NotHandedOver(TranscriptRecord record, Throwable cause) {
+            super("stored as seq " + record.seq() + ", but not handed to the bot: " + (cause instanceof
+                    java.util.concurrent.CompletionException c && c.getCause() != null ? c.getCause() : cause)
+                    .getMessage(), cause);
+            this.record = record;
+        }
     }
 
     /** The broadcast kind of a message stored by another instance. */

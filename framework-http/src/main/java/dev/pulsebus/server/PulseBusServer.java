@@ -106,7 +106,12 @@ public final class PulseBusServer implements AutoCloseable {
 
     private PulseBusServer(ServerConfig config) throws Exception {
         this.config = config;
-        this.instance = config.instance().isEmpty() ? defaultInstance() : config.instance();
+        ClusterSettings cs = config.cluster();
+        // In a cluster the instance's name is its cluster name: cluster.instance, else bot.instance, else host:port.
+        this.instance = cs.enabled() && !cs.instance().isEmpty() ? cs.instance()
+                : !config.instance().isEmpty() ? config.instance()
+                : cs.enabled() ? hostName() + ":" + (config.port() != 0 ? Integer.toString(config.port())
+                : Long.toString(ProcessHandle.current().pid())) : defaultInstance();
         long shutdownNanos = TimeUnit.MILLISECONDS.toNanos(config.shutdownTimeoutMs());
         try {
             this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -149,11 +154,8 @@ public final class PulseBusServer implements AutoCloseable {
             Duration slow = Duration.ofMillis(config.slowHandlerMs());
             this.bus = EventBus.builder().meterRegistry(registry).slowHandler(slow).build();
             opened.add("bus", bus);
-            ClusterSettings cs = config.cluster();
             if (cs.enabled()) {
-                String name = !cs.instance().isEmpty() ? cs.instance() : !config.instance().isEmpty() ? config.instance()
-                        : hostName() + ":" + (config.port() != 0 ? Integer.toString(config.port())
-                        : Long.toString(ProcessHandle.current().pid()));
+                String name = instance;
                 // Two clusters on one broker and Redis (tests): -Dpulsebus.cluster.namespace=... keeps them apart.
                 String ns = System.getProperty("pulsebus.cluster.namespace", "pulsebus");
                 Cluster joined;

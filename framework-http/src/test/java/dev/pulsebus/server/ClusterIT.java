@@ -363,6 +363,7 @@ class ClusterIT {
         JsonNode h = health(0);
         assertThat(h.get("cluster").get("broker").asText()).isEqualTo("UP");
         assertThat(h.get("cluster").get("instance").asText()).isEqualTo("a");
+        assertThat(h.get("instance").asText()).as("the instance's name is its cluster name").isEqualTo("a");
         assertThat(metric(0, "pulsebus_cluster_partitions_held")).isBetween(0.0, 16.0);
         assertThat(metric(0, "pulsebus_cluster_redeliveries_total")).isGreaterThanOrEqualTo(0);
         assertThat(metric(0, "pulsebus_cluster_dedupe_hits_total")).isGreaterThanOrEqualTo(0);
