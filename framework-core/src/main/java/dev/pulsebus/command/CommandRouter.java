@@ -107,6 +107,7 @@ public interface CommandRouter {
         boolean helpCommand = true;
         boolean replyToUnknown;
         Duration slowCommand = SlowCalls.DEFAULT_THRESHOLD;
+        int latencySampling = 16;
         int maxBlockingCalls = 10_000;
 
         Builder() {
@@ -155,9 +156,24 @@ public interface CommandRouter {
         }
 
         /**
+         * A command's runs are timed ({@code pulsebus_command_duration_seconds{outcome}}) and judged slow on one
+         * call in {@code n} of each command (a power of two; 1 times every call), so the others read no clock.
+         * Default 16. A {@linkplain Command#blocking() blocking} command's handler is timed on every run, on
+         * its virtual thread. {@code pulsebus_commands_calls_total} counts every call.
+         */
+        public Builder latencySampling(int n) {
+            if (n < 1 || Integer.bitCount(n) != 1) {
+                throw new IllegalArgumentException("latencySampling must be a power of two, was " + n);
+            }
+            this.latencySampling = n;
+            return this;
+        }
+
+        /**
          * A command run (controls and handler) this long or longer is slow: logged at WARN with its module and
          * name (the first time, then at most once a minute per command) and counted in
-         * {@code pulsebus_handler_slow_total{module}}. Default 1 s; zero turns it off.
+         * {@code pulsebus_handler_slow_total{module}}. Judged on the timed runs ({@link #latencySampling}).
+         * Default 1 s; zero turns it off.
          */
         public Builder slowCommand(Duration threshold) {
             this.slowCommand = Require.notNegative(threshold, "slowCommand");

@@ -47,6 +47,8 @@ final class DefaultCommandRouter implements CommandRouter {
     private final MessageCatalog catalog;
     private final LongAdder unknown = new LongAdder();
     private final SlowCalls slowCalls;
+    /** One less than {@link CommandRouter.Builder#latencySampling}: a call is timed when its count masks to 0. */
+    private final int sampleMask;
     /**
      * {@code pulsebus_command_duration_seconds{outcome}}, indexed by {@link Outcome#ordinal()}, for the
      * outcomes of a matched command; null without a registry.
@@ -81,6 +83,7 @@ final class DefaultCommandRouter implements CommandRouter {
         this.blockingSlots = new Semaphore(b.maxBlockingCalls);
         this.snapshot = new Snapshot(new NameTable<>(Map.of(), fold), new Entry[0], List.of());
         this.slowCalls = new SlowCalls(registry, b.slowCommand);
+        this.sampleMask = b.latencySampling - 1;
         this.durations = registry == null ? null : durations(registry);
         if (registry != null) {
             FunctionCounter.builder("pulsebus.commands.misses", unknown, LongAdder::sum)
@@ -186,18 +189,27 @@ final class DefaultCommandRouter implements CommandRouter {
         return timers;
     }
 
-    /** Runs a matched command: timed by outcome, and judged slow or not. */
-    @SuppressWarnings("EnumOrdinal") // timers indexed by outcome
+    /**
+     * Runs a matched command; one call in {@code sampleMask + 1} is timed by outcome and judged slow or not
+     * (a blocking one on its own thread, every run).
+     */
     private Outcome run(Entry e, Call call) {
+        if (e.blocking || (e.calls++ & sampleMask) != 0) {
+            return runUntimed(e, call);
+        }
         long start = System.nanoTime();
         Outcome o = runUntimed(e, call);
-        long took = System.nanoTime() - start;
+        timed(e, o, System.nanoTime() - start);
+        return o;
+    }
+
+    @SuppressWarnings("EnumOrdinal") // timers indexed by outcome
+    private void timed(Entry e, Outcome o, long took) {
         Timer[] timers = durations;
         if (timers != null) {
             timers[o.ordinal()].record(took, TimeUnit.NANOSECONDS);
         }
         e.slow.took(took, "a command call");
-        return o;
     }
 
     private Outcome runUntimed(Entry e, Call call) {
@@ -242,7 +254,9 @@ final class DefaultCommandRouter implements CommandRouter {
         try {
             Thread.ofVirtual().name("pulsebus-command-" + e.path).start(() -> {
                 try {
-                    runHere(e, call, controls, granted);
+                    long start = System.nanoTime();
+                    Outcome o = runHere(e, call, controls, granted);
+                    timed(e, o, System.nanoTime() - start);
                 } finally {
                     blockingSlots.release();
                 }

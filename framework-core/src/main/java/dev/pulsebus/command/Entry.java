@@ -37,6 +37,11 @@ final class Entry {
     final FailureLog failures;
     /** Where its runs' times go to be judged slow or not. */
     final SlowCalls.Site slow;
+    /**
+     * Calls so far, for sampling which are timed. Plain and racy on purpose: a lost increment under
+     * concurrent calls only moves which call is sampled.
+     */
+    int calls;
     /** Pending asks made by this command's calls. */
     private final OwnedFutures<MessageEvent> asks;
 

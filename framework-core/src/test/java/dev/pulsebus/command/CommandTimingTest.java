@@ -1,6 +1,7 @@
 package dev.pulsebus.command;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pulsebus.internal.SlowCalls;
 import dev.pulsebus.testing.LogCapture;
@@ -22,7 +23,7 @@ class CommandTimingTest {
 
     @Test
     void runsAreTimedByOutcome() {
-        CommandRouter r = CommandRouter.builder().meterRegistry(registry).build();
+        CommandRouter r = CommandRouter.builder().meterRegistry(registry).latencySampling(1).build();
         r.register(Command.named("echo").handler(c -> c.reply(c.rest())));
         r.register(Command.named("boom").handler(c -> {
             throw new IllegalStateException("on purpose");
@@ -43,8 +44,23 @@ class CommandTimingTest {
     }
 
     @Test
+    void oneCallInTheSamplingIsTimedAndEveryCallCounted() {
+        CommandRouter r = CommandRouter.builder().meterRegistry(registry).latencySampling(4).build();
+        r.register(Command.named("echo").handler(c -> c.reply(c.rest())));
+        for (int i = 0; i < 8; i++) {
+            r.route(Msg.of("/echo " + i));
+        }
+        assertThat(runs(Outcome.OK)).as("the 1st and the 5th call").isEqualTo(2);
+        assertThat(registry.get("pulsebus.commands.calls").tag("command", "echo").tag("outcome", "ok")
+                .functionCounter().count()).isEqualTo(8);
+        assertThatThrownBy(() -> CommandRouter.builder().latencySampling(3))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("power of two");
+    }
+
+    @Test
     void aSlowCommandIsLoggedWithItsModuleAndCounted() {
-        CommandRouter r = CommandRouter.builder().meterRegistry(registry).slowCommand(Duration.ofMillis(30)).build();
+        CommandRouter r = CommandRouter.builder().meterRegistry(registry).latencySampling(1)
+                .slowCommand(Duration.ofMillis(30)).build();
         r.register("weather", Command.named("forecast").handler(c -> Thread.sleep(60)));
         r.register("weather", Command.named("now").handler(c -> { }));
         r.route(Msg.of("/now"));
