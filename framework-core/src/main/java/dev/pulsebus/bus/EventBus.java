@@ -126,10 +126,7 @@ public interface EventBus extends AutoCloseable {
          * Default 1024. Blocking handlers are always timed.
          */
         public Builder latencySampling(int n) {
-            if (n < 1 || Integer.bitCount(n) != 1) {
-                throw new IllegalArgumentException("latencySampling must be a power of two, was " + n);
-            }
-            this.latencySampling = n;
+            this.latencySampling = Require.powerOfTwo(n, "latencySampling");
             return this;
         }
 

@@ -162,10 +162,7 @@ public interface CommandRouter {
          * its virtual thread. {@code pulsebus_commands_calls_total} counts every call.
          */
         public Builder latencySampling(int n) {
-            if (n < 1 || Integer.bitCount(n) != 1) {
-                throw new IllegalArgumentException("latencySampling must be a power of two, was " + n);
-            }
-            this.latencySampling = n;
+            this.latencySampling = Require.powerOfTwo(n, "latencySampling");
             return this;
         }
 

@@ -15,6 +15,13 @@ public final class Require {
         return value;
     }
 
+    public static int powerOfTwo(int value, String what) {
+        if (value < 1 || Integer.bitCount(value) != 1) {
+            throw new IllegalArgumentException(what + " must be a power of two, was " + value);
+        }
+        return value;
+    }
+
     public static Duration positive(Duration d, String what) {
         if (d == null || d.isNegative() || d.isZero()) {
             throw new IllegalArgumentException(what + " must be positive, was " + d);
