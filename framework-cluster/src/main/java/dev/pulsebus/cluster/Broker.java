@@ -289,6 +289,12 @@ final class Broker implements AutoCloseable {
         @Override
         public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties props, byte[] body)
                 throws IOException {
+            if (!getChannel().isOpen()) {
+                // The connection went with deliveries still buffered here: the broker gives them, unacknowledged,
+                // to the partition's next holder, which may be handling them already. Handling them here too
+                // would run them twice, and the chat on two instances at once.
+                return;
+            }
             lastDelivery.set(partition, System.currentTimeMillis());
             Map<String, Object> h = props.getHeaders();
             if (h != null && PING.equals(String.valueOf(h.get(KIND)))) {
