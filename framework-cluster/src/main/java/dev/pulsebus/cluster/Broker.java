@@ -165,9 +165,10 @@ final class Broker implements AutoCloseable {
      * Sends an event to the instance that holds {@code key}'s partition; completes once the broker has it
      * (stored in its queue), fails when it refuses it or the connection is lost first.
      */
-    CompletionStage<Void> dispatch(String key, String id, byte[] body) {
+    CompletionStage<Void> dispatch(String kind, String key, String id, byte[] body) {
         CompletableFuture<Void> done = new CompletableFuture<>();
-        AMQP.BasicProperties props = new AMQP.BasicProperties.Builder().messageId(id).deliveryMode(2).build();
+        AMQP.BasicProperties props = new AMQP.BasicProperties.Builder().messageId(id).deliveryMode(2)
+                .headers(Map.of(KIND, kind)).build();
         synchronized (publishing) {
             long tag = publisher.getNextPublishSeqNo();
             unconfirmed.put(tag, done);
@@ -297,7 +298,9 @@ final class Broker implements AutoCloseable {
             }
             lastDelivery.set(partition, System.currentTimeMillis());
             Map<String, Object> h = props.getHeaders();
-            if (h != null && PING.equals(String.valueOf(h.get(KIND)))) {
+            Object k = h == null ? null : h.get(KIND);
+            String kind = k == null ? Cluster.ROOM_KIND : k.toString(); // none: an instance of 0.1 (rooms only)
+            if (PING.equals(kind)) {
                 getChannel().basicAck(envelope.getDeliveryTag(), false);
                 return;
             }
@@ -312,7 +315,7 @@ final class Broker implements AutoCloseable {
             }
             Redelivery.set(redelivered);
             try {
-                events.handle(body, redelivered);
+                events.handle(kind, body, redelivered);
             } catch (Exception e) {
                 LOG.error("An event of partition {} failed here; it is not retried", partition, e);
             } finally {

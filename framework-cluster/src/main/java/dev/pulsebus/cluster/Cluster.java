@@ -30,11 +30,18 @@ public final class Cluster implements AutoCloseable {
         /**
          * Handles one event.
          *
+         * @param kind        what {@code body} is, as given to {@link #dispatch}
          * @param redelivered the event was given to another instance before, which died before it acknowledged
          *                    it (also {@link Redelivery#current()} while this runs)
          */
-        void handle(byte[] body, boolean redelivered) throws Exception;
+        void handle(String kind, byte[] body, boolean redelivered) throws Exception;
     }
+
+    /** The kind of the HTTP chat API's said messages (and of events from an instance that sent no kind). */
+    public static final String ROOM_KIND = "room";
+
+    /** How long a platform event's id is remembered as received ({@link #firstSeen}). */
+    static final long SEEN_TTL_MILLIS = 600_000;
 
     /** How long a handled event's id stays in the dedupe set: longer than any redelivery takes. */
     static final long DEDUPE_TTL_MILLIS = 3_600_000;
@@ -118,10 +125,21 @@ public final class Cluster implements AutoCloseable {
      * Hands an event to the instance that holds {@code key}'s partition (every event of one key goes to the same
      * one, in the order they are handed over). Completes once the broker has stored it.
      *
+     * @param kind what {@code body} is, handed to the holder's {@link EventHandler} with it
      * @param id the event's id, unique in the cluster: a redelivery of an event already handled is recognised by it
      */
-    public CompletionStage<Void> dispatch(String key, String id, byte[] body) {
-        return broker.dispatch(key, id, body);
+    public CompletionStage<Void> dispatch(String kind, String key, String id, byte[] body) {
+        return broker.dispatch(kind, key, id, body);
+    }
+
+    /**
+     * Whether this instance is the first of the cluster to receive event {@code id} (within ten minutes): a
+     * platform that sends each event to every instance connected to it (OneBot over several WebSockets) has it
+     * handed over once, by the first. True while Redis cannot answer (each copy is then taken: handled more than
+     * once, as a single instance would with several connections).
+     */
+    public boolean firstSeen(String id) {
+        return redis.firstSeen(id, SEEN_TTL_MILLIS);
     }
 
     /** Sends {@code body} to the broadcast handler of every other instance (at most once each; not confirmed). */
@@ -194,6 +212,8 @@ public final class Cluster implements AutoCloseable {
                 "Events redelivered here after another instance had them unacknowledged");
         counter(registry, "pulsebus.cluster.dedupe.hits", redis.dedupeHits,
                 "Redelivered events found already handled (dedupe set) and not handled again");
+        counter(registry, "pulsebus.cluster.copies.dropped", redis.copiesDropped,
+                "Copies of a platform event another instance had received first, not handed over again");
         counter(registry, "pulsebus.cluster.remote.wakeups", remoteWakeups,
                 "Waiting polls answered here for a message of another instance");
         counter(registry, "pulsebus.cluster.redis.outages", redis.outages,

@@ -114,6 +114,8 @@ final class RedisState implements SharedControls, AutoCloseable {
     private final FailureLog warnings = FailureLog.warning(LOG, Duration.ofSeconds(10));
     final LongAdder outages = new LongAdder();
     final LongAdder dedupeHits = new LongAdder();
+    /** Copies of a platform event that another instance had received first ({@link #firstSeen}). */
+    final LongAdder copiesDropped = new LongAdder();
 
     /**
      * Connects to {@code uri}; keys start with {@code prefix}. Redis may be down: this then starts degraded and
@@ -262,6 +264,27 @@ final class RedisState implements SharedControls, AutoCloseable {
         } catch (RedisException e) {
             down(e);
             return false;
+        }
+    }
+
+    /**
+     * Records that event {@code id} reached an instance: true for the first to say so within {@code ttlMillis}
+     * (and when Redis cannot answer: then every copy is taken), false for a copy seen already.
+     */
+    boolean firstSeen(String id, long ttlMillis) {
+        RedisCommands<String, String> r = commands();
+        if (r == null) {
+            return true;
+        }
+        try {
+            boolean first = "OK".equals(r.set(prefix + "seen:" + id, "1", SetArgs.Builder.nx().px(ttlMillis)));
+            if (!first) {
+                copiesDropped.increment();
+            }
+            return first;
+        } catch (RedisException e) {
+            down(e);
+            return true;
         }
     }
 

@@ -65,7 +65,7 @@ class ClusterTest {
     }
 
     private static Cluster.EventHandler recording(String instance, List<Handled> into) {
-        return (body, redelivered) -> {
+        return (kind, body, redelivered) -> {
             String[] kn = new String(body, StandardCharsets.UTF_8).split(" ");
             into.add(new Handled(instance, kn[0], Integer.parseInt(kn[1]), redelivered));
         };
@@ -83,7 +83,7 @@ class ClusterTest {
         for (int n = 0; n < each; n++) {
             for (int k = 0; k < keys; k++) {
                 Cluster via = three.get((n * keys + k) % 3);
-                via.dispatch("chat" + k, "e-" + k + "-" + n, body("chat" + k, n)).toCompletableFuture()
+                via.dispatch("t", "chat" + k, "e-" + k + "-" + n, body("chat" + k, n)).toCompletableFuture()
                         .get(10, TimeUnit.SECONDS);
             }
         }
@@ -106,14 +106,14 @@ class ClusterTest {
         List<Handled> handled = new CopyOnWriteArrayList<>();
         CountDownLatch stuck = new CountDownLatch(1);
         Cluster a = join("a");
-        a.start((body, redelivered) -> {
+        a.start((kind, body, redelivered) -> {
             stuck.countDown();
             Thread.sleep(60_000); // holds the first event, unacknowledged, until its connection drops
         }, (k, b) -> { }, EventBus.builder().build());
         Cluster b = join("b");
         b.start(recording("b", handled), (k, x) -> { }, EventBus.builder().build());
         for (int n = 0; n < 20; n++) {
-            a.dispatch("room", "r-" + n, body("room", n)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            a.dispatch("t", "room", "r-" + n, body("room", n)).toCompletableFuture().get(10, TimeUnit.SECONDS);
         }
         assertThat(stuck.await(10, TimeUnit.SECONDS)).as("a holds the room's partition").isTrue();
         long dropped = System.nanoTime();
@@ -126,11 +126,27 @@ class ClusterTest {
     }
 
     @Test
+    void anEventReceivedByTwoInstancesIsFirstSeenByOneAndItsKindReachesTheHolder() throws Exception {
+        Cluster a = join("a");
+        Cluster b = join("b");
+        assertThat(a.firstSeen("onebot:e1")).isTrue();
+        assertThat(b.firstSeen("onebot:e1")).as("a copy of the same event").isFalse();
+        assertThat(a.firstSeen("onebot:e1")).isFalse();
+        assertThat(b.firstSeen("onebot:e2")).isTrue();
+        assertThat(b.redisState().copiesDropped.sum() + a.redisState().copiesDropped.sum()).isEqualTo(2);
+        List<String> kinds = new CopyOnWriteArrayList<>();
+        a.start((kind, body, redelivered) -> kinds.add(kind), (k, x) -> { }, EventBus.builder().build());
+        b.dispatch("platform", "chat", "k-1", body("chat", 1)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        assertThat(Await.until(Duration.ofSeconds(10), () -> !kinds.isEmpty())).isTrue();
+        assertThat(kinds).containsExactly("platform");
+    }
+
+    @Test
     void anEventHandledBeforeItsInstanceDroppedIsNotHandledAgain() throws Exception {
         List<Handled> handled = new CopyOnWriteArrayList<>();
         Cluster a = join("a");
         Cluster[] self = {a};
-        a.start((body, redelivered) -> {
+        a.start((kind, body, redelivered) -> {
             String[] kn = new String(body, StandardCharsets.UTF_8).split(" ");
             handled.add(new Handled("a", kn[0], Integer.parseInt(kn[1]), redelivered));
             // Done and recorded as done (what the broker does once this returns), then dropped before the
@@ -140,8 +156,8 @@ class ClusterTest {
         }, (k, b) -> { }, EventBus.builder().build());
         Cluster b = join("b");
         b.start(recording("b", handled), (k, x) -> { }, EventBus.builder().build());
-        b.dispatch("room", "once", body("room", 0)).toCompletableFuture().get(10, TimeUnit.SECONDS);
-        b.dispatch("room", "next", body("room", 1)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        b.dispatch("t", "room", "once", body("room", 0)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        b.dispatch("t", "room", "next", body("room", 1)).toCompletableFuture().get(10, TimeUnit.SECONDS);
         assertThat(Await.until(Duration.ofSeconds(10), () -> handled.size() >= 2)).isTrue();
         Thread.sleep(300);
         Thread.sleep(300);
@@ -166,7 +182,7 @@ class ClusterTest {
             assertThat(Await.until(Duration.ofSeconds(15), a::brokerUp)).as("the client reconnects by itself").isTrue();
             assertThat(Await.until(Duration.ofSeconds(15), () -> {
                 try {
-                    a.dispatch("room", "after-" + System.nanoTime(), body("room", handled.size()))
+                    a.dispatch("t", "room", "after-" + System.nanoTime(), body("room", handled.size()))
                             .toCompletableFuture().get(2, TimeUnit.SECONDS);
                     return true;
                 } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
@@ -186,7 +202,7 @@ class ClusterTest {
         int refused = 0;
         for (int n = 0; n < 20; n++) {
             try {
-                a.dispatch("room", "full-" + n, body("room", n)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+                a.dispatch("t", "room", "full-" + n, body("room", n)).toCompletableFuture().get(10, TimeUnit.SECONDS);
                 accepted++;
             } catch (java.util.concurrent.ExecutionException e) {
                 assertThat(e.getCause()).hasMessageContaining("queue is full");
@@ -210,7 +226,7 @@ class ClusterTest {
             EventBus bus = EventBus.builder().build();
             bus.subscribe(Announcement.class, e -> seen.add(c.instance() + ":" + e.text() + e.n()));
             c.events().register(Announcement.class);
-            c.start((body, r) -> { }, (k, b) -> { }, bus);
+            c.start((kind, body, r) -> { }, (k, b) -> { }, bus);
             if (c.instance().equals("a")) {
                 bus.publish(new Announcement("local", 0));
             }

@@ -149,7 +149,7 @@ final class HttpChat implements Adapter {
                     clock.instant().truncatedTo(ChronoUnit.MILLIS), id, message, false, record -> {
                         received.increment();
                         committed(room, record, c);
-                        return c.dispatch(PLATFORM + "/" + room, id, record.toJson().getBytes(StandardCharsets.UTF_8))
+                        return c.dispatch(Cluster.ROOM_KIND, PLATFORM + "/" + room, id, record.toJson().getBytes(StandardCharsets.UTF_8))
                                 .handle((v, failed) -> {
                                     if (failed != null) {
                                         throw new NotHandedOver(record, failed);

@@ -13,6 +13,7 @@ import dev.pulsebus.module.ModuleException;
 import dev.pulsebus.module.ModuleHost;
 import dev.pulsebus.module.Modules;
 import dev.pulsebus.module.Routes;
+import dev.pulsebus.pipeline.Adapter;
 import dev.pulsebus.pipeline.MessagePipeline;
 import dev.pulsebus.storage.Storage;
 import dev.pulsebus.transcript.TranscriptWriter;
@@ -204,11 +205,12 @@ public final class PulseBusServer implements AutoCloseable {
                     .recordWhen(c -> !HttpChat.PLATFORM.equals(c.platform())) // the http platform records its own
                     .meterRegistry(registry);
             List<OneBotAdapter> onebot = new ArrayList<>();
+            Map<String, ClusteredAdapter> clustered = new java.util.HashMap<>();
             for (OneBotSettings s : config.onebot()) {
                 if (s.enabled()) {
                     OneBotAdapter a = OneBotAdapter.create(s, registry);
                     onebot.add(a);
-                    pb.adapter(a); // started and stopped by the pipeline, with the http platform
+                    pb.adapter(clustered(a, clustered)); // started and stopped by the pipeline, with the http platform
                 }
             }
             this.onebot = List.copyOf(onebot);
@@ -216,7 +218,8 @@ public final class PulseBusServer implements AutoCloseable {
             this.telegram = tg != null && tg.enabled()
                     ? TelegramAdapter.create(tg, storage.kv().namespace("telegram"), registry) : null;
             if (telegram != null) {
-                pb.adapter(telegram); // its update offsets in the KV store: a restart resumes after the last handled
+                // its update offsets in the KV store: a restart resumes after the last handled
+                pb.adapter(clustered(telegram, clustered));
             }
             this.pipeline = pb.build();
             // transcripts flush: within the time left, but what the storage and event loops after it need
@@ -231,7 +234,16 @@ public final class PulseBusServer implements AutoCloseable {
             pipeline.start(); // events flow once the modules are loaded
             if (cluster != null) {
                 Cluster c = cluster;
-                c.start((body, redelivered) -> chat.handle(body), (kind, body) -> {
+                c.start((kind, body, redelivered) -> {
+                    ClusteredAdapter platform = clustered.get(kind);
+                    if (platform != null) {
+                        platform.handle(body);
+                    } else if (Cluster.ROOM_KIND.equals(kind)) {
+                        chat.handle(body);
+                    } else {
+                        LOG.warn("An event of kind {} reached this instance, which has no adapter for it: dropped", kind);
+                    }
+                }, (kind, body) -> {
                     if (HttpChat.ROOM_MESSAGE.equals(kind)) {
                         chat.storedElsewhere(body, c);
                     }
@@ -540,6 +552,20 @@ public final class PulseBusServer implements AutoCloseable {
 
     private static @Nullable String emptyToNull(@Nullable String s) {
         return s == null || s.isEmpty() ? null : s;
+    }
+
+    /**
+     * {@code adapter} as the pipeline gets it: in a cluster, wrapped so that its events go through the broker
+     * ({@link ClusteredAdapter}, noted in {@code byKind}); else as it is.
+     */
+    private Adapter clustered(Adapter adapter, Map<String, ClusteredAdapter> byKind) {
+        Cluster c = cluster;
+        if (c == null) {
+            return adapter;
+        }
+        ClusteredAdapter wrapped = new ClusteredAdapter(adapter, c);
+        byKind.put(wrapped.kind(), wrapped);
+        return wrapped;
     }
 
     private static String defaultInstance() {

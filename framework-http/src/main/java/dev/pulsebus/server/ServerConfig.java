@@ -130,6 +130,12 @@ public record ServerConfig(
         ClusterSettings cluster = ClusterSettings.read(clusterValues, source);
         String jdbcUrl = r.text("storage", "jdbc_url", "");
         cluster.checkSharedStorage(jdbcUrl, source);
+        List<OneBotSettings> onebot = adapters.entrySet().stream().filter(e -> !e.getKey().equals(TELEGRAM))
+                .map(e -> OneBotSettings.read(ADAPTERS.getOrDefault(e.getKey(), 11), e.getValue(), source))
+                .toList(); // keys checked above
+        TelegramSettings telegram = adapters.containsKey(TELEGRAM) ? TelegramSettings.read(adapters.get(TELEGRAM), source)
+                : null;
+        checkClusterPlatforms(cluster, onebot, telegram, source);
         return new ServerConfig(
                 r.text("server", "host", "127.0.0.1"),
                 r.integer("server", "port", 8080, 0, 65535),
@@ -155,10 +161,31 @@ public record ServerConfig(
                 Path.of("modules"),
                 modules.entrySet().stream().collect(java.util.stream.Collectors.toUnmodifiableMap(
                         Map.Entry::getKey, e -> Map.copyOf(e.getValue()))),
-                adapters.entrySet().stream().filter(e -> !e.getKey().equals(TELEGRAM)).map(e -> OneBotSettings.read(
-                        ADAPTERS.getOrDefault(e.getKey(), 11), e.getValue(), source)).toList(), // keys checked above
-                adapters.containsKey(TELEGRAM) ? TelegramSettings.read(adapters.get(TELEGRAM), source) : null, cluster,
-                file);
+                onebot, telegram, cluster, file);
+    }
+
+    /**
+     * In a cluster, a platform's events are handled by whichever instance holds their chat, and its replies leave
+     * from there: refuses the modes where only the receiving instance could answer, or where several instances
+     * would fight over one bot.
+     */
+    private static void checkClusterPlatforms(ClusterSettings cluster, List<OneBotSettings> onebot,
+                                              @Nullable TelegramSettings telegram, String source) {
+        if (!cluster.enabled()) {
+            return;
+        }
+        if (telegram != null && telegram.enabled() && telegram.mode() == TelegramSettings.Mode.POLLING) {
+            throw new ConfigException(source + ": cluster.enabled with adapters.telegram mode = \"polling\": Telegram "
+                    + "answers one getUpdates per bot at a time, so several instances would take turns failing; use "
+                    + "mode = \"webhook\" with webhook_url pointing at your load balancer (see docs/CLUSTER.md)");
+        }
+        for (OneBotSettings o : onebot) {
+            if (o.enabled() && o.mode() == dev.pulsebus.onebot.Mode.HTTP && o.url().isEmpty()) {
+                throw new ConfigException(source + ": cluster.enabled with adapters.onebot" + o.version()
+                        + " mode = \"http\" needs url (the implementation's HTTP API): in a cluster the instance that "
+                        + "handles an event is not the one that answers its POST, so replies cannot be quick operations");
+            }
+        }
     }
 
     /** This config with the command line's overrides. */

@@ -120,6 +120,24 @@ class ServerConfigTest {
     }
 
     @Test
+    void aClusterRefusesThePlatformModesOnlyOneInstanceCouldServe() throws Exception {
+        String cluster = "[storage]\njdbc_url = \"jdbc:postgresql://127.0.0.1:5432/test\"\n[cluster]\nenabled = true\n";
+        Path polling = write(cluster + "[adapters.telegram]\nenabled = true\nmode = \"polling\"\ntoken = \"1:a\"\n");
+        assertThatThrownBy(() -> ServerConfig.load(polling, false, Map.of())).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("mode = \"polling\"").hasMessageContaining("use mode = \"webhook\"");
+        Path quick = write(cluster + "[adapters.onebot11]\nenabled = true\nmode = \"http\"\n");
+        assertThatThrownBy(() -> ServerConfig.load(quick, false, Map.of())).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("adapters.onebot11 mode = \"http\" needs url");
+        Path fine = write(cluster + "[adapters.telegram]\nenabled = true\nmode = \"webhook\"\ntoken = \"1:a\"\n"
+                + "webhook_url = \"https://bot.example.com\"\n[adapters.onebot11]\nenabled = true\nmode = \"http\"\n"
+                + "url = \"http://127.0.0.1:5700\"\n[adapters.onebot12]\nenabled = true\nmode = \"forward-ws\"\n"
+                + "url = \"ws://127.0.0.1:6700\"\n");
+        assertThat(ServerConfig.load(fine, false, Map.of()).onebot()).hasSize(2);
+        Path alone = write("[adapters.telegram]\nenabled = true\nmode = \"polling\"\ntoken = \"1:a\"\n");
+        assertThat(ServerConfig.load(alone, false, Map.of()).telegram()).isNotNull(); // polling is fine on one
+    }
+
+    @Test
     void aClusterOnSqliteIsRefusedWithTheReason() throws Exception {
         Path f = write("[cluster]\nenabled = true\n");
         assertThatThrownBy(() -> ServerConfig.load(f, false, Map.of()))

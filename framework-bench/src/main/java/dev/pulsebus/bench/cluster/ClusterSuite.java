@@ -231,7 +231,7 @@ public final class ClusterSuite implements Suite {
             for (int i = 0; i < instances; i++) {
                 Cluster c = Cluster.join(settings("bench-" + i), ns, ns + ":");
                 joined.add(c);
-                c.start((body, redelivered) -> {
+                c.start((kind, body, redelivered) -> {
                     ByteBuffer b = ByteBuffer.wrap(body);
                     int key = b.getInt();
                     int n = b.getInt();
@@ -248,7 +248,7 @@ public final class ClusterSuite implements Suite {
             for (int n = 0; n < events / KEYS; n++) {
                 for (int k = 0; k < KEYS; k++) { // a key's events from one instance, in order
                     Cluster via = joined.get(k % instances);
-                    confirms.add(via.dispatch("chat-" + k, ns + "-" + k + "-" + n, event(k, n)));
+                    confirms.add(via.dispatch("bench", "chat-" + k, ns + "-" + k + "-" + n, event(k, n)));
                 }
             }
             CompletableFuture.allOf(confirms.stream().map(CompletionStage::toCompletableFuture)
