@@ -245,6 +245,15 @@ final class FakeOneBot implements AutoCloseable {
             c.writeAndFlush(new TextWebSocketFrame(json)).syncUninterruptibly();
         }
 
+        /** Sends an event to PulseBus on every open connection, as an implementation with several clients does. */
+        void sendToAll(String json) {
+            for (Channel c : connections) {
+                if (c.isActive()) {
+                    c.writeAndFlush(new TextWebSocketFrame(json)).syncUninterruptibly();
+                }
+            }
+        }
+
         void dropAll() {
             for (Channel c : connections) {
                 c.close().syncUninterruptibly();

@@ -1,30 +1,20 @@
 package dev.pulsebus.telegram;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.pulsebus.cluster.Cluster;
 import dev.pulsebus.server.PulseBusServer;
-import dev.pulsebus.server.ServerConfig;
+import dev.pulsebus.server.TestCluster;
 import dev.pulsebus.testing.Await;
-import dev.pulsebus.testing.PostgresSchema;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -43,36 +33,15 @@ class TelegramClusterTest {
     Path dir;
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    private static void require(String what, int port) {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
-        } catch (IOException e) {
-            System.err.println("[pulsebus] TelegramClusterTest skipped: no " + what + " at 127.0.0.1:" + port);
-            assumeTrue(false, "no " + what + " at 127.0.0.1:" + port);
-        }
-    }
-
-    private PulseBusServer start(String name, PostgresSchema schema, FakeBotApi api) throws Exception {
-        Path d = Files.createDirectories(dir.resolve(name));
-        Path file = Files.writeString(d.resolve("pulsebus.toml"), """
-                [server]
-                port = 0
-                [storage]
-                data_dir = "%s"
-                jdbc_url = "%s"
-                [cluster]
-                enabled = true
-                instance = "%s"
-                partitions = 8
+    private static PulseBusServer start(TestCluster cluster, Path dir, String name, FakeBotApi api) throws Exception {
+        return cluster.start(dir, name, """
                 [adapters.telegram]
                 mode = "webhook"
                 token = "%s"
                 api_url = "%s"
                 webhook_url = "https://bot.example.com"
                 webhook_secret = "%s"
-                """.formatted(d.resolve("data").toString().replace("\\", "/"), schema.jdbcUrl(), name,
-                FakeBotApi.TOKEN, api.url(), SECRET));
-        return PulseBusServer.start(ServerConfig.load(file, false, Map.of()));
+                """.formatted(FakeBotApi.TOKEN, api.url(), SECRET));
     }
 
     private static String update(long updateId, int chat, String text) {
@@ -91,24 +60,10 @@ class TelegramClusterTest {
                 .statusCode();
     }
 
-    private double handledHere(PulseBusServer server) throws Exception {
-        String metrics = client.send(HttpRequest.newBuilder(URI.create(server.url() + "/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
-        Matcher m = Pattern.compile("(?m)^pulsebus_cluster_events_handled_total(?:\\{[^}]*\\})? (\\S+)$").matcher(metrics);
-        return m.find() ? Double.parseDouble(m.group(1)) : -1;
-    }
-
     @Test
     void updatesPostedToEitherInstanceAreAnsweredOnceInOrderByTheHolderOfTheirChat() throws Exception {
-        require("RabbitMQ", 5672);
-        require("Redis", 6379);
-        String namespace = "pulsebus-tg-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
-        String previous = System.getProperty("pulsebus.cluster.namespace");
-        System.setProperty("pulsebus.cluster.namespace", namespace);
-        List<PulseBusServer> servers = new ArrayList<>();
-        try (PostgresSchema schema = PostgresSchema.create("TelegramClusterTest"); FakeBotApi api = new FakeBotApi()) {
-            servers.add(start("a", schema, api));
-            servers.add(start("b", schema, api));
+        try (TestCluster cluster = new TestCluster("TelegramClusterTest"); FakeBotApi api = new FakeBotApi()) {
+            List<PulseBusServer> servers = List.of(start(cluster, dir, "a", api), start(cluster, dir, "b", api));
             long id = 500;
             for (int n = 0; n < PER_CHAT; n++) {
                 for (int chat = 0; chat < CHATS; chat++) {
@@ -136,23 +91,12 @@ class TelegramClusterTest {
                 }
                 assertThat(byChat.get((long) (-1000 - chat))).as("chat %d, in order", chat).isEqualTo(want);
             }
-            double a = handledHere(servers.get(0));
-            double b = handledHere(servers.get(1));
+            double a = TestCluster.eventsHandled(servers.get(0));
+            double b = TestCluster.eventsHandled(servers.get(1));
             System.out.printf("[pulsebus] TelegramClusterTest: %d updates answered once each; handled on a %.0f, "
                     + "on b %.0f%n", expected, a, b);
             // half were posted to b, whichever holds their chats: all went through the broker, the copy did not
             assertThat(a + b).as("handed over through the broker, once each").isEqualTo(expected);
-        } finally {
-            for (PulseBusServer s : servers) {
-                s.close();
-            }
-            if (previous == null) {
-                System.clearProperty("pulsebus.cluster.namespace");
-            } else {
-                System.setProperty("pulsebus.cluster.namespace", previous);
-            }
-            Cluster.deleteFromBroker(ServerConfig.defaults().cluster().enabledAs("cleanup").withPartitions(8),
-                    namespace);
         }
     }
 }

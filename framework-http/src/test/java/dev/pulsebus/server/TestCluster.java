@@ -1,0 +1,107 @@
+package dev.pulsebus.server;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.pulsebus.cluster.Cluster;
+import dev.pulsebus.testing.PostgresSchema;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Servers in this JVM as one cluster, for a test: one PostgreSQL schema, the local RabbitMQ and Redis under a
+ * broker namespace and Redis prefix of its own ({@code pulsebus.cluster.namespace}, set while it is open).
+ * Skips the calling test, saying why, when a server is absent. Closing stops the servers and removes what the
+ * cluster left in the broker and the database.
+ */
+public final class TestCluster implements AutoCloseable {
+
+    static final int PARTITIONS = 8;
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    private final PostgresSchema schema;
+    private final String namespace;
+    private final String previous;
+    private final List<PulseBusServer> servers = new ArrayList<>();
+
+    /** @param who the test, named in the line a skip prints */
+    public TestCluster(String who) {
+        require(who, "RabbitMQ", 5672);
+        require(who, "Redis", 6379);
+        this.schema = PostgresSchema.create(who);
+        this.namespace = "pulsebus-" + who.toLowerCase(java.util.Locale.ROOT) + "-"
+                + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+        this.previous = System.getProperty("pulsebus.cluster.namespace");
+        System.setProperty("pulsebus.cluster.namespace", namespace);
+    }
+
+    private static void require(String who, String what, int port) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+        } catch (IOException e) {
+            System.err.println("[pulsebus] " + who + " skipped: no " + what + " at 127.0.0.1:" + port + " (" + e + ")");
+            assumeTrue(false, "no " + what + " at 127.0.0.1:" + port);
+        }
+    }
+
+    /** Starts instance {@code name}, its data under {@code dir}, with {@code toml} after the cluster's sections. */
+    public PulseBusServer start(Path dir, String name, String toml) throws Exception {
+        Path d = Files.createDirectories(dir.resolve(name));
+        Path file = Files.writeString(d.resolve("pulsebus.toml"), """
+                [server]
+                port = 0
+                [storage]
+                data_dir = "%s"
+                jdbc_url = "%s"
+                [cluster]
+                enabled = true
+                instance = "%s"
+                partitions = %d
+                """.formatted(d.resolve("data").toString().replace("\\", "/"), schema.jdbcUrl(), name, PARTITIONS)
+                + toml);
+        PulseBusServer s = PulseBusServer.start(ServerConfig.load(file, false, Map.of()));
+        servers.add(s);
+        return s;
+    }
+
+    /** {@code pulsebus_cluster_events_handled_total} of {@code server}: events of its partitions it handled. */
+    public static double eventsHandled(PulseBusServer server) throws Exception {
+        String metrics = HTTP.send(HttpRequest.newBuilder(URI.create(server.url() + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        Matcher m = Pattern.compile("(?m)^pulsebus_cluster_events_handled_total(?:\\{[^}]*\\})? (\\S+)$").matcher(metrics);
+        if (!m.find()) {
+            throw new AssertionError("no pulsebus_cluster_events_handled_total in /metrics");
+        }
+        return Double.parseDouble(m.group(1));
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            for (PulseBusServer s : servers) {
+                s.close();
+            }
+        } finally {
+            if (previous == null) {
+                System.clearProperty("pulsebus.cluster.namespace");
+            } else {
+                System.setProperty("pulsebus.cluster.namespace", previous);
+            }
+            Cluster.deleteFromBroker(ServerConfig.defaults().cluster().enabledAs("cleanup").withPartitions(PARTITIONS),
+                    namespace);
+            schema.close();
+        }
+    }
+}
