@@ -17,7 +17,9 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
@@ -53,6 +55,8 @@ final class Broker implements AutoCloseable {
     private static final String KIND = "pulsebus-kind";
     private static final String FROM = "pulsebus-from";
     private static final String PING = "ping";
+    /** Set on an event that other instances may hand over too: the holder handles the first copy it gets. */
+    private static final String COPY = "pulsebus-copy";
 
     private final String namespace;
     private final String instance;
@@ -65,13 +69,20 @@ final class Broker implements AutoCloseable {
     private final ConcurrentNavigableMap<Long, CompletableFuture<Void>> unconfirmed = new ConcurrentSkipListMap<>();
     private final Object publishing = new Object();
     private final AtomicLongArray lastDelivery;
+    /** Each partition's consuming channel (replaced when this instance steps back from it). */
+    private final AtomicReferenceArray<Channel> consumers;
+    /** 1 while this instance is to step back from the partition at its next delivery. */
+    private final AtomicIntegerArray stepBack;
+    private volatile Cluster.@Nullable EventHandler handler;
     private volatile @Nullable Thread pinger;
+    private volatile @Nullable Thread balancer;
     private volatile boolean closed;
     final LongAdder dispatched = new LongAdder();
     final LongAdder handled = new LongAdder();
     final LongAdder redeliveries = new LongAdder();
     final LongAdder broadcastsReceived = new LongAdder();
     final LongAdder refused = new LongAdder();
+    final LongAdder steppedBack = new LongAdder();
 
     Broker(URI uri, String namespace, String instance, int partitions, RedisState redis, long dedupeTtlMillis)
             throws IOException, TimeoutException {
@@ -86,6 +97,8 @@ final class Broker implements AutoCloseable {
         this.redis = redis;
         this.dedupeTtlMillis = dedupeTtlMillis;
         this.lastDelivery = new AtomicLongArray(partitions);
+        this.consumers = new AtomicReferenceArray<>(partitions);
+        this.stepBack = new AtomicIntegerArray(partitions);
         ConnectionFactory f = new ConnectionFactory();
         try {
             f.setUri(uri);
@@ -101,6 +114,7 @@ final class Broker implements AutoCloseable {
         try (Channel setup = connection.createChannel()) {
             setup.exchangeDeclare(events(), "x-consistent-hash", true);
             setup.exchangeDeclare(broadcast(), "fanout", true);
+            setup.queueDeclare(members(), false, false, true, null); // never holds a message: see members()
             for (int i = 0; i < partitions; i++) {
                 setup.queueDeclare(queue(i), true, false, false,
                         Map.of("x-queue-type", "quorum", "x-single-active-consumer", true, "x-max-length", maxQueued,
@@ -128,6 +142,7 @@ final class Broker implements AutoCloseable {
             for (int i = 0; i < partitions; i++) {
                 ch.queueDelete(namespace + ".events." + i);
             }
+            ch.queueDelete(namespace + ".members");
             ch.exchangeDelete(namespace + ".events");
             ch.exchangeDelete(namespace + ".broadcast");
         }
@@ -145,16 +160,23 @@ final class Broker implements AutoCloseable {
         return events() + "." + partition;
     }
 
+    /**
+     * A queue every instance consumes and nothing is sent to: its consumer count, kept by the broker (a dead
+     * instance's connection closes and its consumer goes), is how many instances share the partitions.
+     */
+    String members() {
+        return namespace + ".members";
+    }
+
     boolean connected() {
         return connection.isOpen();
     }
 
     /** Partitions whose deliveries came to this instance lately (see the class comment). */
     int partitionsHeld() {
-        long since = System.currentTimeMillis() - 3 * PING_MILLIS;
         int held = 0;
         for (int i = 0; i < partitions; i++) {
-            if (lastDelivery.get(i) >= since) {
+            if (held(i)) {
                 held++;
             }
         }
@@ -165,10 +187,10 @@ final class Broker implements AutoCloseable {
      * Sends an event to the instance that holds {@code key}'s partition; completes once the broker has it
      * (stored in its queue), fails when it refuses it or the connection is lost first.
      */
-    CompletionStage<Void> dispatch(String kind, String key, String id, byte[] body) {
+    CompletionStage<Void> dispatch(String kind, String key, String id, byte[] body, boolean copy) {
         CompletableFuture<Void> done = new CompletableFuture<>();
         AMQP.BasicProperties props = new AMQP.BasicProperties.Builder().messageId(id).deliveryMode(2)
-                .headers(Map.of(KIND, kind)).build();
+                .headers(copy ? Map.of(KIND, kind, COPY, true) : Map.of(KIND, kind)).build();
         synchronized (publishing) {
             long tag = publisher.getNextPublishSeqNo();
             unconfirmed.put(tag, done);
@@ -228,11 +250,12 @@ final class Broker implements AutoCloseable {
      * {@code events}, and this instance's broadcast queue with {@code broadcasts} (kind, body).
      */
     void start(Cluster.EventHandler events, BiConsumer<String, byte[]> broadcasts) throws IOException {
+        this.handler = events;
         for (int i = 0; i < partitions; i++) {
-            Channel ch = connection.createChannel();
-            ch.basicQos(256);
-            ch.basicConsume(queue(i), false, "pulsebus-" + instance + "-" + i, new PartitionConsumer(ch, i, events));
+            consume(i);
         }
+        Channel m = connection.createChannel();
+        m.basicConsume(members(), true, "pulsebus-" + instance + "-member", new DefaultConsumer(m));
         Channel b = connection.createChannel();
         String mine = b.queueDeclare("", false, true, true, null).getQueue();
         b.queueBind(mine, broadcast(), "");
@@ -252,6 +275,86 @@ final class Broker implements AutoCloseable {
             }
         });
         pinger = Thread.ofVirtual().name("pulsebus-cluster-ping").start(this::pingLoop);
+        balancer = Thread.ofVirtual().name("pulsebus-cluster-balance").start(this::balanceLoop);
+    }
+
+    /** Consumes partition {@code i} on a channel of its own: active when first in line, else waiting its turn. */
+    private void consume(int i) throws IOException {
+        Cluster.EventHandler events = handler;
+        if (events == null) {
+            throw new IllegalStateException("not started");
+        }
+        Channel ch = connection.createChannel();
+        ch.basicQos(256);
+        ch.basicConsume(queue(i), false, "pulsebus-" + instance + "-" + i, new PartitionConsumer(ch, i, events));
+        consumers.set(i, ch);
+    }
+
+    /**
+     * Spreads the partitions: every {@link #PING_MILLIS}, an instance holding more than its share (the partitions
+     * over the instances in {@link #members()}, rounded up) steps back from the excess. Stepping back happens on
+     * the partition's own thread between two events ({@link PartitionConsumer}): the channel closes, the broker
+     * gives the events it held, unacknowledged, in order, with the queue to the next instance in line, and this
+     * instance queues up again behind it. The broker decides who is active; this only lets go.
+     */
+    private void balanceLoop() {
+        Channel ask = null;
+        while (!closed) {
+            try {
+                Thread.sleep(PING_MILLIS + java.util.concurrent.ThreadLocalRandom.current().nextLong(PING_MILLIS / 2));
+                if (ask == null || !ask.isOpen()) {
+                    ask = connection.createChannel();
+                }
+                int members = Math.max(1, ask.queueDeclarePassive(members()).getConsumerCount());
+                int share = (partitions + members - 1) / members;
+                int excess = partitionsHeld() - share;
+                // this instance's own order (not everyone's the same), so instances step back from different ones
+                for (int k = 0; k < partitions && excess > 0; k++) {
+                    int i = Math.floorMod(k * 7 + instance.hashCode(), partitions);
+                    if (held(i) && stepBack.compareAndSet(i, 0, 1)) {
+                        excess--;
+                    }
+                }
+            } catch (InterruptedException e) {
+                return;
+            } catch (IOException | RuntimeException e) {
+                LOG.debug("Balancing the partitions: {}", e.toString()); // the connection is down: recovery's turn
+            }
+        }
+    }
+
+    /** Held: its deliveries keep coming here (see the class comment), and this instance is not letting it go. */
+    private boolean held(int partition) {
+        return stepBack.get(partition) == 0
+                && lastDelivery.get(partition) >= System.currentTimeMillis() - 3 * PING_MILLIS;
+    }
+
+    /**
+     * On partition {@code i}'s thread, between two events: stops handling its deliveries (they stay unacknowledged)
+     * and, on a thread of its own, closes the channel, so the broker gives them back, in order, with the queue to
+     * the next instance in line, then queues up for the partition again.
+     */
+    private void stepBackFrom(int i, Channel ch) {
+        if (!stepBack.compareAndSet(i, 1, 2)) {
+            return; // leaving already: this delivery goes back with the others
+        }
+        lastDelivery.set(i, 0);
+        steppedBack.increment();
+        Thread.ofVirtual().name("pulsebus-cluster-step-back").start(() -> {
+            try {
+                ch.abort();
+            } catch (IOException | RuntimeException e) {
+                LOG.debug("Stepping back from partition {}: {}", i, e.toString());
+            }
+            stepBack.set(i, 0);
+            try {
+                if (!closed) {
+                    consume(i);
+                }
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("Could not queue up for partition {} again ({}); the other instances hold it", i, e.toString());
+            }
+        });
     }
 
     private void pingLoop() {
@@ -291,9 +394,13 @@ final class Broker implements AutoCloseable {
         public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties props, byte[] body)
                 throws IOException {
             if (!getChannel().isOpen()) {
-                // The connection went with deliveries still buffered here: the broker gives them, unacknowledged,
-                // to the partition's next holder, which may be handling them already. Handling them here too
-                // would run them twice, and the chat on two instances at once.
+                // The connection (or this channel, stepping back) went with deliveries still buffered here: the
+                // broker gives them, unacknowledged, to the partition's next holder, which may be handling them
+                // already. Handling them here too would run them twice, and the chat on two instances at once.
+                return;
+            }
+            if (stepBack.get(partition) != 0) {
+                stepBackFrom(partition, getChannel()); // this delivery goes back too, unhandled
                 return;
             }
             lastDelivery.set(partition, System.currentTimeMillis());
@@ -306,12 +413,15 @@ final class Broker implements AutoCloseable {
             }
             String id = props.getMessageId();
             boolean redelivered = envelope.isRedeliver();
+            boolean copy = h != null && h.containsKey(COPY);
             if (redelivered) {
                 redeliveries.increment();
-                if (id != null && redis.isDone(id)) { // handled before, its acknowledgement lost with its instance
-                    getChannel().basicAck(envelope.getDeliveryTag(), false);
-                    return;
-                }
+            }
+            // handled before: its acknowledgement lost with its instance, or another instance's copy came first
+            if ((redelivered || copy) && id != null && redis.isDone(id)) {
+                (redelivered ? redis.dedupeHits : redis.copiesDropped).increment();
+                getChannel().basicAck(envelope.getDeliveryTag(), false);
+                return;
             }
             Redelivery.set(redelivered);
             try {
@@ -343,9 +453,10 @@ final class Broker implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        Thread p = pinger;
-        if (p != null) {
-            p.interrupt();
+        for (Thread t : new Thread[] {pinger, balancer}) {
+            if (t != null) {
+                t.interrupt();
+            }
         }
         try {
             connection.close(5000);

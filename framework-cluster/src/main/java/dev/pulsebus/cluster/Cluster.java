@@ -40,9 +40,6 @@ public final class Cluster implements AutoCloseable {
     /** The kind of the HTTP chat API's said messages (and of events from an instance that sent no kind). */
     public static final String ROOM_KIND = "room";
 
-    /** How long a platform event's id is remembered as received ({@link #firstSeen}). */
-    static final long SEEN_TTL_MILLIS = 600_000;
-
     /** How long a handled event's id stays in the dedupe set: longer than any redelivery takes. */
     static final long DEDUPE_TTL_MILLIS = 3_600_000;
 
@@ -129,17 +126,18 @@ public final class Cluster implements AutoCloseable {
      * @param id the event's id, unique in the cluster: a redelivery of an event already handled is recognised by it
      */
     public CompletionStage<Void> dispatch(String kind, String key, String id, byte[] body) {
-        return broker.dispatch(kind, key, id, body);
+        return broker.dispatch(kind, key, id, body, false);
     }
 
     /**
-     * Whether this instance is the first of the cluster to receive event {@code id} (within ten minutes): a
-     * platform that sends each event to every instance connected to it (OneBot over several WebSockets) has it
-     * handed over once, by the first. True while Redis cannot answer (each copy is then taken: handled more than
-     * once, as a single instance would with several connections).
+     * {@link #dispatch} for an event that other instances may hand over too, each copy with the same {@code id}
+     * (a platform that sends each event to every instance connected to it): the holder handles the first copy it
+     * gets and drops the others, found in the dedupe set (counted in {@code pulsebus_cluster_copies_dropped_total}).
+     * The first copies reach the holder in the order the platform sent the events, whichever instance's copy
+     * each is. While Redis is down, every copy is handled.
      */
-    public boolean firstSeen(String id) {
-        return redis.firstSeen(id, SEEN_TTL_MILLIS);
+    public CompletionStage<Void> dispatchCopy(String kind, String key, String id, byte[] body) {
+        return broker.dispatch(kind, key, id, body, true);
     }
 
     /** Sends {@code body} to the broadcast handler of every other instance (at most once each; not confirmed). */
@@ -179,6 +177,11 @@ public final class Cluster implements AutoCloseable {
         return redis.up();
     }
 
+    /** Times this instance let a partition go to spread the partitions (tests, {@code /metrics}). */
+    long steppedBack() {
+        return broker.steppedBack.sum();
+    }
+
     /** Partitions this instance holds now. */
     public int partitionsHeld() {
         return broker.partitionsHeld();
@@ -212,8 +215,10 @@ public final class Cluster implements AutoCloseable {
                 "Events redelivered here after another instance had them unacknowledged");
         counter(registry, "pulsebus.cluster.dedupe.hits", redis.dedupeHits,
                 "Redelivered events found already handled (dedupe set) and not handled again");
+        counter(registry, "pulsebus.cluster.partitions.released", broker.steppedBack,
+                "Partitions this instance let go to the next instance in line, to spread them evenly");
         counter(registry, "pulsebus.cluster.copies.dropped", redis.copiesDropped,
-                "Copies of a platform event another instance had received first, not handed over again");
+                "Copies of an event handed over by several instances, dropped as handled already");
         counter(registry, "pulsebus.cluster.remote.wakeups", remoteWakeups,
                 "Waiting polls answered here for a message of another instance");
         counter(registry, "pulsebus.cluster.redis.outages", redis.outages,

@@ -114,7 +114,7 @@ final class RedisState implements SharedControls, AutoCloseable {
     private final FailureLog warnings = FailureLog.warning(LOG, Duration.ofSeconds(10));
     final LongAdder outages = new LongAdder();
     final LongAdder dedupeHits = new LongAdder();
-    /** Copies of a platform event that another instance had received first ({@link #firstSeen}). */
+    /** Copies of an event handed over by several instances, found handled already (counted by the broker). */
     final LongAdder copiesDropped = new LongAdder();
 
     /**
@@ -267,27 +267,6 @@ final class RedisState implements SharedControls, AutoCloseable {
         }
     }
 
-    /**
-     * Records that event {@code id} reached an instance: true for the first to say so within {@code ttlMillis}
-     * (and when Redis cannot answer: then every copy is taken), false for a copy seen already.
-     */
-    boolean firstSeen(String id, long ttlMillis) {
-        RedisCommands<String, String> r = commands();
-        if (r == null) {
-            return true;
-        }
-        try {
-            boolean first = "OK".equals(r.set(prefix + "seen:" + id, "1", SetArgs.Builder.nx().px(ttlMillis)));
-            if (!first) {
-                copiesDropped.increment();
-            }
-            return first;
-        } catch (RedisException e) {
-            down(e);
-            return true;
-        }
-    }
-
     /** Whether event {@code id} was handled (false also when Redis cannot answer: it then runs again). */
     boolean isDone(String id) {
         RedisCommands<String, String> r = commands();
@@ -295,11 +274,7 @@ final class RedisState implements SharedControls, AutoCloseable {
             return false;
         }
         try {
-            boolean done = r.exists(prefix + "done:" + id) > 0;
-            if (done) {
-                dedupeHits.increment();
-            }
-            return done;
+            return r.exists(prefix + "done:" + id) > 0;
         } catch (RedisException e) {
             down(e);
             return false;

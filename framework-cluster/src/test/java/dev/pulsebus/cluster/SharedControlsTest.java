@@ -186,7 +186,6 @@ class SharedControlsTest {
         assertThat(b.isDone("http:1")).isFalse();
         assertThat(a.markDone("http:1", 60_000)).isTrue();
         assertThat(b.isDone("http:1")).isTrue();
-        assertThat(b.dedupeHits.sum()).isEqualTo(1);
     }
 
     /** A message as a test writes it, keeping the router's answers. */

@@ -25,9 +25,10 @@ import org.slf4j.LoggerFactory;
  * are about this instance's connection and stay here.
  *
  * <p>A platform that sends each event to every instance connected to it (OneBot over a WebSocket to each) has
- * it handed over once: by the first instance to record its id in Redis ({@link Cluster#firstSeen}). An event
- * the broker does not confirm within {@link #HAND_OVER_WAIT_MILLIS} (broker down, queue full) is handled here
- * rather than lost.
+ * each instance hand over its copy ({@link Cluster#dispatchCopy}): the holder handles the first copy and drops
+ * the others, so an event is handled once, and the events of a chat in the order the platform sent them. An
+ * event the broker does not confirm within {@link #HAND_OVER_WAIT_MILLIS} (broker down, queue full) is handled
+ * here rather than lost.
  */
 final class ClusteredAdapter implements Adapter {
 
@@ -85,11 +86,8 @@ final class ClusteredAdapter implements Adapter {
             return in.accept(event);
         }
         String id = platform() + ":" + event.id();
-        if (!cluster.firstSeen(id)) {
-            return InboundResult.DUPLICATE;
-        }
         try {
-            cluster.dispatch(kind, key(event), id, EventCodec.encode(event)).toCompletableFuture()
+            cluster.dispatchCopy(kind, key(event), id, EventCodec.encode(event)).toCompletableFuture()
                     .get(HAND_OVER_WAIT_MILLIS, TimeUnit.MILLISECONDS);
             handedOver.increment();
             return InboundResult.PUBLISHED;
