@@ -40,6 +40,7 @@ final class RedisState implements SharedControls, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RedisState.class);
     static final Duration TIMEOUT = Duration.ofMillis(500);
     static final long PROBE_MILLIS = 250;
+    static final int PING_EVERY = 4;
 
     /** KEYS[1] hash {l: last grant, p: the grant before, t: the block whose refusal was told}; ARGV now, window. */
     private static final String COOLDOWN = """
@@ -162,14 +163,19 @@ final class RedisState implements SharedControls, AutoCloseable {
         }
     }
 
+    /**
+     * While down, tries Redis every {@link #PROBE_MILLIS}; while up, pings it every {@link #PING_EVERY} probes, so
+     * that an instance that has not needed Redis lately (it holds no busy partition) still shows an outage in
+     * {@code /health}.
+     */
     private void probeLoop() {
-        while (!closed) {
+        for (long tick = 1; !closed; tick++) {
             try {
                 Thread.sleep(PROBE_MILLIS);
             } catch (InterruptedException e) {
                 return;
             }
-            if (!up && !closed) {
+            if (!closed && (!up || tick % PING_EVERY == 0)) {
                 tryConnect();
             }
         }
