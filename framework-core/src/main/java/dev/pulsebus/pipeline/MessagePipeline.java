@@ -243,7 +243,9 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
                 stage = CompletableFuture.failedFuture(t);
             }
         }
-        return stage.whenComplete(new Sent(message));
+        CompletionStage<String> sent = stage.whenComplete(new Sent(message));
+        ReplyWatch.sent(sent);
+        return sent;
     }
 
     /** Counts a send's outcome and records a sent message. */

@@ -278,6 +278,41 @@ class MessagePipelineTest {
     }
 
     @Test
+    void aReplyWatchCompletesOnceTheRepliesSentOnItsThreadHaveLeft() throws Exception {
+        java.util.concurrent.CompletableFuture<String> platform = new java.util.concurrent.CompletableFuture<>();
+        record Slow(java.util.concurrent.CompletableFuture<String> answer, Inbound[] in) implements Adapter {
+            @Override
+            public String platform() {
+                return "test";
+            }
+
+            @Override
+            public void start(Inbound inbound) {
+                in[0] = inbound;
+            }
+
+            @Override
+            public CompletionStage<String> send(OutboundMessage message) {
+                return answer;
+            }
+        }
+        Inbound[] in = new Inbound[1];
+        commands.register(Command.named("echo").handler(c -> c.reply(c.rest())));
+        pipeline = MessagePipeline.builder(bus).commands(commands).adapter(new Slow(platform, in)).build().start();
+        java.util.concurrent.CompletableFuture<Void> replies =
+                ReplyWatch.run(() -> in[0].accept(adapter.groupMessage(G, "ann", Message.text("/echo hi"))));
+        assertThat(replies).as("the reply has not left yet").isNotDone();
+        platform.complete("m1");
+        assertThat(replies).isCompleted();
+        assertThat(ReplyWatch.run(() -> in[0].accept(adapter.groupMessage(G, "ann", Message.text("no command")))))
+                .as("nothing sent: done at once").isCompleted();
+        OutboundMessage nowhere = new OutboundMessage(new dev.pulsebus.event.Self("nowhere", "b"),
+                ChatRef.group("nowhere", G), Message.text("x"), null);
+        assertThat(ReplyWatch.run(() -> pipeline.send(nowhere)))
+                .as("a failed reply is the sender's to report: the watch still completes").isCompleted();
+    }
+
+    @Test
     void oneAdapterPerPlatform() {
         assertThatThrownBy(() -> MessagePipeline.builder(bus).adapter(adapter).adapter(new InMemoryAdapter("test", "b")))
                 .hasMessageContaining("already has an adapter");

@@ -15,6 +15,7 @@ import dev.pulsebus.module.Modules;
 import dev.pulsebus.module.Routes;
 import dev.pulsebus.pipeline.Adapter;
 import dev.pulsebus.pipeline.MessagePipeline;
+import dev.pulsebus.pipeline.ReplyWatch;
 import dev.pulsebus.storage.Storage;
 import dev.pulsebus.transcript.TranscriptWriter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -68,6 +69,8 @@ import org.slf4j.LoggerFactory;
 public final class PulseBusServer implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(PulseBusServer.class);
+    /** How long a cluster's holder waits for an event's replies to leave before it acknowledges the event. */
+    private static final Duration REPLY_WAIT = Duration.ofSeconds(10);
     static final String VERSION = BuildInfo.CURRENT.version();
 
     private final ServerConfig config;
@@ -236,12 +239,24 @@ public final class PulseBusServer implements AutoCloseable {
                 Cluster c = cluster;
                 c.start((kind, body, redelivered) -> {
                     ClusteredAdapter platform = clustered.get(kind);
-                    if (platform != null) {
-                        platform.handle(body);
-                    } else if (Cluster.ROOM_KIND.equals(kind)) {
-                        chat.handle(body);
-                    } else {
+                    if (platform == null && !Cluster.ROOM_KIND.equals(kind)) {
                         LOG.warn("An event of kind {} reached this instance, which has no adapter for it: dropped", kind);
+                        return;
+                    }
+                    // Acknowledged once its replies have left (a room's: committed), so that an instance killed
+                    // after the acknowledgement has lost none; a reply still going after REPLY_WAIT is let be.
+                    var replies = ReplyWatch.run(() -> {
+                        if (platform != null) {
+                            platform.handle(body);
+                        } else {
+                            chat.handle(body);
+                        }
+                    });
+                    try {
+                        replies.get(REPLY_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                    } catch (java.util.concurrent.TimeoutException e) {
+                        LOG.warn("A reply to an event of kind {} is still going after {} ms; acknowledging the event",
+                                kind, REPLY_WAIT.toMillis());
                     }
                 }, (kind, body) -> {
                     if (HttpChat.ROOM_MESSAGE.equals(kind)) {
