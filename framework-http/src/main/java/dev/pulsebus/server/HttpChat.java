@@ -1,6 +1,7 @@
 package dev.pulsebus.server;
 
 import dev.pulsebus.cluster.Cluster;
+import dev.pulsebus.cluster.Redelivery;
 import dev.pulsebus.event.ChatRef;
 import dev.pulsebus.event.GroupMessage;
 import dev.pulsebus.event.Message;
@@ -181,7 +182,15 @@ final class HttpChat implements Adapter {
             return CompletableFuture.failedFuture(new IllegalArgumentException(
                     "the http platform has rooms (group chats) only, not " + message.chat()));
         }
-        String id = idPrefix + ids.incrementAndGet();
+        String replyTo = message.replyTo();
+        // a reply names what it answers, so that a redelivery finds the replies made before it (see repliedBefore)
+        String id = replyTo != null ? replyTo + REPLY_MARK + ids.incrementAndGet() : idPrefix + ids.incrementAndGet();
+        if (replyTo != null && Redelivery.current()) {
+            String before = repliedBefore(room, replyTo);
+            if (before != null) {
+                return CompletableFuture.completedFuture(before);
+            }
+        }
         try {
             return transcripts.recordDurably(message.chat(), BOT_USER, clock.instant().truncatedTo(ChronoUnit.MILLIS), id,
                     message.message(), true, record -> {
@@ -197,6 +206,29 @@ final class HttpChat implements Adapter {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
+    }
+
+    /** Between the message a reply answers and the reply's own number, in the reply's message id. */
+    static final String REPLY_MARK = "/re-";
+
+    /**
+     * The id of a reply to {@code messageId} already stored in {@code room}, or null. Asked only while handling a
+     * redelivered message (a cluster's holder died before it marked the message done, but maybe after its reply
+     * was committed), so that the rerun does not answer twice; one query of the room's newest records.
+     */
+    private @Nullable String repliedBefore(String room, String messageId) {
+        String prefix = messageId + REPLY_MARK;
+        try {
+            for (TranscriptRecord r : transcripts.history(room(room), 100, Long.MAX_VALUE)) {
+                if (r.outbound() && r.messageId().startsWith(prefix)) {
+                    return r.messageId();
+                }
+            }
+        } catch (Exception e) {
+            LOG.warn("Could not look for an earlier reply to redelivered message {} ({}); answering it again",
+                    messageId, e.toString());
+        }
+        return null;
     }
 
     /** A message stored here, in a cluster: into memory, to the polls waiting here and on the other instances. */
