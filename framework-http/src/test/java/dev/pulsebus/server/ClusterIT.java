@@ -294,6 +294,61 @@ class ClusterIT {
     }
 
     @Test
+    void aRateLimitOfFivePerMinuteHoldsAtFiveAcrossTheThreeUnderConcurrentCalls() throws Exception {
+        assertThat(Await.until(Duration.ofSeconds(30), () -> {
+            for (int n = 0; n < 3; n++) {
+                if (health(n).get("cluster").get("partitions_held").asInt() < 4) {
+                    return false;
+                }
+            }
+            return true;
+        })).as("the 16 partitions spread over the three").isTrue();
+        String user = "rita" + ThreadLocalRandom.current().nextInt(1_000_000);
+        double[] before = new double[3];
+        for (int n = 0; n < 3; n++) {
+            before[n] = metric(n, "pulsebus_cluster_events_handled_total");
+        }
+        int calls = 15; // one per room, so the rooms' holders (all three) decide at once
+        List<Thread> callers = new ArrayList<>();
+        for (int i = 0; i < calls; i++) {
+            int n = i;
+            callers.add(Thread.ofVirtual().start(() -> {
+                try {
+                    client(n % 3).say(user + "-" + n, user, "/roll");
+                } catch (IOException | InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+            }));
+        }
+        for (Thread t : callers) {
+            t.join();
+        }
+        List<String> answers = new java.util.concurrent.CopyOnWriteArrayList<>();
+        assertThat(Await.until(Duration.ofSeconds(15), () -> {
+            answers.clear();
+            for (int i = 0; i < calls; i++) {
+                answers.addAll(replies(0, user + "-" + i));
+            }
+            return answers.size() >= 6;
+        })).as("five rolls and one refusal: " + answers).isTrue();
+        Thread.sleep(500); // a sixth roll would show by now
+        answers.clear();
+        for (int i = 0; i < calls; i++) {
+            answers.addAll(replies(0, user + "-" + i));
+        }
+        int instances = 0;
+        for (int n = 0; n < 3; n++) {
+            instances += metric(n, "pulsebus_cluster_events_handled_total") > before[n] ? 1 : 0;
+        }
+        System.out.printf("[cluster] rate limit 5/min, %d concurrent /roll through 3 instances: %d granted, %d "
+                + "refusals told, handled on %d instances%n", calls, answers.stream().filter(t -> t.startsWith(
+                "You rolled")).count(), answers.stream().filter(t -> t.contains("may be used 5 times")).count(), instances);
+        assertThat(answers.stream().filter(t -> t.startsWith("You rolled"))).as("granted, across all").hasSize(5);
+        assertThat(answers.stream().filter(t -> t.contains("may be used 5 times"))).as("told once").hasSize(1);
+        assertThat(instances).as("the rooms' calls were decided on more than one instance").isGreaterThanOrEqualTo(2);
+    }
+
+    @Test
     void aPollOnOneInstanceIsAnsweredByASayOnAnother() throws Exception {
         String room = "poll" + ThreadLocalRandom.current().nextInt(1_000_000);
         client(0).say(room, "ann", "hello");

@@ -12,8 +12,8 @@ import java.time.ZoneId;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * The module the shipped server runs: {@code /echo TEXT}, {@code /roll [SIDES]}, {@code /daily} (once a day
- * per user), a KV-backed {@code /remember KEY TEXT} and {@code /recall KEY}, per user, a {@code /register}
+ * The module the shipped server runs: {@code /echo TEXT}, {@code /roll [SIDES]} (five a minute per user),
+ * {@code /daily} (once a day per user), a KV-backed {@code /remember KEY TEXT} and {@code /recall KEY}, per user, a {@code /register}
  * dialog of three typed questions (stopped by {@code /cancel}), and a daily message in one room of the HTTP
  * chat ({@code daily_room}, default {@code lobby}, at {@code daily_cron} in {@code daily_zone}, default
  * {@code 0 9 * * *} UTC; {@code daily_room = ""} turns it off). ({@code /help} is the router's own.) Turn
@@ -63,8 +63,10 @@ public final class ExampleModule implements BotModule {
         }
         ctx.commands().register(Command.named("echo").usage("/echo <text>").help("Says the text back.")
                 .handler(call -> call.reply(call.rest().isBlank() ? "(nothing to echo)" : call.rest())));
-        ctx.commands().register(Command.named("roll").usage("/roll [sides]").help("Rolls a die (6 sides by default).")
-                .cooldown(Duration.ofMillis(200), dev.pulsebus.command.Scope.USER)
+        // Five rolls a minute per user: a rate limit, shared across a cluster like /daily's cooldown.
+        ctx.commands().register(Command.named("roll").usage("/roll [sides]")
+                .help("Rolls a die (6 sides by default), five times a minute.")
+                .rateLimit(5, Duration.ofMinutes(1), dev.pulsebus.command.Scope.USER)
                 .handler(call -> {
                     int sides = call.argCount() == 0 ? 6 : call.argInt(0);
                     if (sides < 2 || sides > 1_000_000) {
