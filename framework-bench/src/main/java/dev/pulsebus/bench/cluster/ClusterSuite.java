@@ -109,8 +109,8 @@ public final class ClusterSuite implements Suite {
                     INBOUND_TARGET_RATIO, rate / oneRate, rate >= INBOUND_TARGET_RATIO * oneRate ? "met" : "MISSED") : "";
             rows.add(new Row("cluster", "cluster.inbound_" + n, "ops/s", rate, null, null, null, null, null, null,
                     rounds, ServerFixture.peers("single_instance", singleRate), String.format(Locale.ROOT,
-                    "%d events over %d keys dispatched from %d instance(s) in this JVM through a consistent-hash exchange"
-                            + " over %d quorum queues, handled once each (dedupe mark in Redis), acked; ops/s from the"
+                    "%d events over %d keys dispatched from %d instance(s) in this JVM (the partitions spread over"
+                            + " them) through a consistent-hash exchange over %d quorum queues, handled once each (dedupe mark in Redis), acked; ops/s from the"
                             + " first dispatch to the last handled, the median of %d rounds; per-key order checked: %d"
                             + " out of order%s", events, KEYS, n, PARTITIONS, rounds, disorder, target))
                     .withRounds(rates));
@@ -242,7 +242,16 @@ public final class ClusterSuite implements Suite {
                     lastHandled.set(System.nanoTime());
                 }, (kind, body) -> { }, EventBus.builder().build());
             }
-            Thread.sleep(500); // consumers registered
+            // the instances spread the partitions (a few seconds); measured once each holds its share
+            int share = (PARTITIONS + instances - 1) / instances;
+            long spreadBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!spread(joined, share) && System.nanoTime() < spreadBy) {
+                Thread.sleep(100);
+            }
+            if (!spread(joined, share)) {
+                throw new IllegalStateException("the " + instances + " instances did not spread " + PARTITIONS
+                        + " partitions within 60 s");
+            }
             long start = System.nanoTime();
             List<CompletionStage<Void>> confirms = new ArrayList<>(events);
             for (int n = 0; n < events / KEYS; n++) {
@@ -268,6 +277,19 @@ public final class ClusterSuite implements Suite {
             }
             Cluster.deleteFromBroker(settings("cleanup"), ns);
         }
+    }
+
+    /** Whether every partition is held, and no instance holds more than {@code share}. */
+    private static boolean spread(List<Cluster> joined, int share) {
+        int sum = 0;
+        for (Cluster c : joined) {
+            int held = c.partitionsHeld();
+            if (held > share) {
+                return false;
+            }
+            sum += held;
+        }
+        return sum == PARTITIONS;
     }
 
     /** The same events through one instance's own ordered lanes (a queue and a thread per partition), no broker. */
