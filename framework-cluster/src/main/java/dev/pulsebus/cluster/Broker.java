@@ -17,7 +17,6 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
@@ -42,6 +41,8 @@ import org.slf4j.LoggerFactory;
  * <p>No election, lease or membership of our own: which instance holds a queue is the broker's single active
  * consumer. Which partitions this instance holds is learnt from deliveries: each instance sends a small ping
  * through every queue every {@link #PING_MILLIS}, and a queue counts as held while its deliveries keep coming.
+ * The broker gives a queue to the first consumer in line, so an instance holding more than its share lets the
+ * excess go ({@link #balanceLoop}); the broker then gives each to the next in line.
  */
 final class Broker implements AutoCloseable {
 
@@ -69,10 +70,13 @@ final class Broker implements AutoCloseable {
     private final ConcurrentNavigableMap<Long, CompletableFuture<Void>> unconfirmed = new ConcurrentSkipListMap<>();
     private final Object publishing = new Object();
     private final AtomicLongArray lastDelivery;
-    /** Each partition's consuming channel (replaced when this instance steps back from it). */
-    private final AtomicReferenceArray<Channel> consumers;
-    /** 1 while this instance is to step back from the partition at its next delivery. */
-    private final AtomicIntegerArray stepBack;
+    /**
+     * Each partition's consumer, on a channel of its own; replaced when it is gone (this instance stepped back
+     * from the partition, or its channel shut down: see {@link #repair}).
+     */
+    private final AtomicReferenceArray<PartitionConsumer> consumers;
+    /** The consumer to step back from its partition at its next delivery (the balancer's request), else null. */
+    private final AtomicReferenceArray<PartitionConsumer> leaving;
     private volatile Cluster.@Nullable EventHandler handler;
     private volatile @Nullable Thread pinger;
     private volatile @Nullable Thread balancer;
@@ -98,7 +102,7 @@ final class Broker implements AutoCloseable {
         this.dedupeTtlMillis = dedupeTtlMillis;
         this.lastDelivery = new AtomicLongArray(partitions);
         this.consumers = new AtomicReferenceArray<>(partitions);
-        this.stepBack = new AtomicIntegerArray(partitions);
+        this.leaving = new AtomicReferenceArray<>(partitions);
         ConnectionFactory f = new ConnectionFactory();
         try {
             f.setUri(uri);
@@ -286,8 +290,43 @@ final class Broker implements AutoCloseable {
         }
         Channel ch = connection.createChannel();
         ch.basicQos(256);
-        ch.basicConsume(queue(i), false, "pulsebus-" + instance + "-" + i, new PartitionConsumer(ch, i, events));
-        consumers.set(i, ch);
+        PartitionConsumer c = new PartitionConsumer(ch, i, events);
+        // Once its channel shuts down, what it still has buffered was given back to the broker: never handled
+        // here, not even after the client recovers the channel (then the repair replaces it).
+        ch.addShutdownListener(cause -> c.gone = true);
+        ch.basicConsume(queue(i), false, "pulsebus-" + instance + "-" + i, c);
+        consumers.set(i, c);
+    }
+
+    /**
+     * Replaces the consumers that are gone for a reason other than stepping back: a channel that shut down (the
+     * connection dropped; the client may have recovered the channel, whose consumer then takes and holds events
+     * it will not handle: it is closed, so they go back), or a {@link #consume} that failed.
+     */
+    private void repair() {
+        if (!connection.isOpen()) {
+            return; // the client is reconnecting: after it has
+        }
+        for (int i = 0; i < partitions && !closed; i++) {
+            PartitionConsumer c = consumers.get(i);
+            if (leaving.get(i) != null || (c != null && !c.gone)) {
+                continue;
+            }
+            if (c != null) {
+                try {
+                    c.getChannel().abort();
+                } catch (IOException | RuntimeException e) {
+                    LOG.debug("Closing partition {}'s old channel: {}", i, e.toString());
+                }
+            }
+            try {
+                consume(i);
+                LOG.info("Consuming partition {} again after its channel was lost", i);
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("Could not consume partition {} again ({}); trying again in {} ms", i, e.toString(),
+                        PING_MILLIS);
+            }
+        }
     }
 
     /**
@@ -302,16 +341,19 @@ final class Broker implements AutoCloseable {
         while (!closed) {
             try {
                 Thread.sleep(PING_MILLIS + java.util.concurrent.ThreadLocalRandom.current().nextLong(PING_MILLIS / 2));
+                repair();
                 if (ask == null || !ask.isOpen()) {
                     ask = connection.createChannel();
                 }
                 int members = Math.max(1, ask.queueDeclarePassive(members()).getConsumerCount());
                 int share = (partitions + members - 1) / members;
                 int excess = partitionsHeld() - share;
-                // this instance's own order (not everyone's the same), so instances step back from different ones
+                // from a place of this instance's own (not everyone's the same), so instances let different ones go
+                int from = Math.floorMod(instance.hashCode(), partitions);
                 for (int k = 0; k < partitions && excess > 0; k++) {
-                    int i = Math.floorMod(k * 7 + instance.hashCode(), partitions);
-                    if (held(i) && stepBack.compareAndSet(i, 0, 1)) {
+                    int i = (from + k) % partitions;
+                    PartitionConsumer c = consumers.get(i);
+                    if (held(i) && c != null && leaving.compareAndSet(i, null, c)) {
                         excess--;
                     }
                 }
@@ -325,34 +367,35 @@ final class Broker implements AutoCloseable {
 
     /** Held: its deliveries keep coming here (see the class comment), and this instance is not letting it go. */
     private boolean held(int partition) {
-        return stepBack.get(partition) == 0
+        return leaving.get(partition) == null
                 && lastDelivery.get(partition) >= System.currentTimeMillis() - 3 * PING_MILLIS;
     }
 
     /**
-     * On partition {@code i}'s thread, between two events: stops handling its deliveries (they stay unacknowledged)
-     * and, on a thread of its own, closes the channel, so the broker gives them back, in order, with the queue to
+     * On consumer {@code c}'s thread, between two events: stops handling its deliveries (they stay unacknowledged)
+     * and, on a thread of its own, closes its channel, so the broker gives them back, in order, with the queue to
      * the next instance in line, then queues up for the partition again.
      */
-    private void stepBackFrom(int i, Channel ch) {
-        if (!stepBack.compareAndSet(i, 1, 2)) {
-            return; // leaving already: this delivery goes back with the others
-        }
+    private void stepBack(PartitionConsumer c) {
+        int i = c.partition;
+        c.gone = true; // this delivery and those buffered behind it go back, unhandled
         lastDelivery.set(i, 0);
         steppedBack.increment();
         Thread.ofVirtual().name("pulsebus-cluster-step-back").start(() -> {
             try {
-                ch.abort();
+                c.getChannel().abort();
             } catch (IOException | RuntimeException e) {
                 LOG.debug("Stepping back from partition {}: {}", i, e.toString());
             }
-            stepBack.set(i, 0);
             try {
                 if (!closed) {
                     consume(i);
                 }
             } catch (IOException | RuntimeException e) {
-                LOG.warn("Could not queue up for partition {} again ({}); the other instances hold it", i, e.toString());
+                LOG.warn("Could not queue up for partition {} again ({}); trying again in {} ms", i, e.toString(),
+                        PING_MILLIS);
+            } finally {
+                leaving.set(i, null); // from here the repair replaces the consumer if consume failed
             }
         });
     }
@@ -381,7 +424,9 @@ final class Broker implements AutoCloseable {
 
     /** One partition: its events in order, acknowledged once handled. */
     private final class PartitionConsumer extends DefaultConsumer {
-        private final int partition;
+        final int partition;
+        /** Set once its channel shut down or it stepped back; never cleared (a new consumer takes over). */
+        volatile boolean gone;
         private final Cluster.EventHandler events;
 
         PartitionConsumer(Channel channel, int partition, Cluster.EventHandler events) {
@@ -393,14 +438,14 @@ final class Broker implements AutoCloseable {
         @Override
         public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties props, byte[] body)
                 throws IOException {
-            if (!getChannel().isOpen()) {
+            if (gone || !getChannel().isOpen()) {
                 // The connection (or this channel, stepping back) went with deliveries still buffered here: the
                 // broker gives them, unacknowledged, to the partition's next holder, which may be handling them
                 // already. Handling them here too would run them twice, and the chat on two instances at once.
                 return;
             }
-            if (stepBack.get(partition) != 0) {
-                stepBackFrom(partition, getChannel()); // this delivery goes back too, unhandled
+            if (leaving.get(partition) == this) {
+                stepBack(this);
                 return;
             }
             lastDelivery.set(partition, System.currentTimeMillis());

@@ -31,8 +31,9 @@ public final class Cluster implements AutoCloseable {
          * Handles one event.
          *
          * @param kind        what {@code body} is, as given to {@link #dispatch}
-         * @param redelivered the event was given to another instance before, which died before it acknowledged
-         *                    it (also {@link Redelivery#current()} while this runs)
+         * @param redelivered the event was given to another instance before, which died or let its partition go
+         *                    (spreading the partitions) before it acknowledged it (also {@link Redelivery#current()}
+         *                    while this runs)
          */
         void handle(String kind, byte[] body, boolean redelivered) throws Exception;
     }

@@ -2,7 +2,8 @@ package dev.pulsebus.cluster;
 
 /**
  * Whether the event being handled on this thread is a redelivery: the broker gave it to this instance after the
- * instance that had it before died or lost its connection before acknowledging it. Its handling may have
+ * instance that had it before died, lost its connection or let its partition go (the instances spread the
+ * partitions) before acknowledging it. Its handling may have
  * started, or even finished its side effects, there: a handler with effects outside PulseBus checks this and
  * makes them idempotent. (An event whose handling had finished is recognised by the dedupe set and not handled
  * again.) Set for the handlers that run on the delivering thread (commands and inline bus handlers), not for

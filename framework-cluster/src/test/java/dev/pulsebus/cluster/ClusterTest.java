@@ -224,7 +224,6 @@ class ClusterTest {
         b.dispatch("t", "room", "next", body("room", 1)).toCompletableFuture().get(10, TimeUnit.SECONDS);
         assertThat(Await.until(Duration.ofSeconds(10), () -> handled.size() >= 2)).isTrue();
         Thread.sleep(300);
-        Thread.sleep(300);
         assertThat(handled).extracting(Handled::n).containsExactly(0, 1);
         assertThat(b.redisState().dedupeHits.sum()).as("recognised in the dedupe set").isEqualTo(1);
     }
