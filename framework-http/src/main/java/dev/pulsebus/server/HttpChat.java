@@ -15,6 +15,7 @@ import dev.pulsebus.transcript.TranscriptWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -183,12 +184,14 @@ final class HttpChat implements Adapter {
                     "the http platform has rooms (group chats) only, not " + message.chat()));
         }
         String replyTo = message.replyTo();
-        // a reply names what it answers, so that a redelivery finds the replies made before it (see repliedBefore)
-        String id = replyTo != null ? replyTo + REPLY_MARK + ids.incrementAndGet() : idPrefix + ids.incrementAndGet();
-        if (replyTo != null && Redelivery.current()) {
-            String before = repliedBefore(room, replyTo);
-            if (before != null) {
-                return CompletableFuture.completedFuture(before);
+        // a reply names what it answers, so that a redelivery finds the replies made before it (see repliesTo)
+        String id = (replyTo != null ? replyTo + REPLY_MARK + idPrefix : idPrefix) + ids.incrementAndGet();
+        int[] made = REPLIES_MADE.get();
+        if (replyTo != null && made != null && Redelivery.current()) {
+            int nth = ++made[0];
+            List<String> before = repliesTo(room, replyTo);
+            if (before.size() >= nth) { // made by the instance that handled it first, before it died
+                return CompletableFuture.completedFuture(before.get(nth - 1));
             }
         }
         try {
@@ -208,27 +211,33 @@ final class HttpChat implements Adapter {
         }
     }
 
-    /** Between the message a reply answers and the reply's own number, in the reply's message id. */
+    /** Between the message a reply answers and the reply's own id, in the reply's message id. */
     static final String REPLY_MARK = "/re-";
+    /** How many of a room's newest records a redelivery looks through for the replies made before. */
+    private static final int REPLY_LOOKBACK = 500;
+    /** The replies made so far while {@link #handle} handles a message on this thread. */
+    private static final ThreadLocal<int[]> REPLIES_MADE = new ThreadLocal<>();
 
     /**
-     * The id of a reply to {@code messageId} already stored in {@code room}, or null. Asked only while handling a
-     * redelivered message (a cluster's holder died before it marked the message done, but maybe after its reply
-     * was committed), so that the rerun does not answer twice; one query of the room's newest records.
+     * The ids of the replies to {@code messageId} stored in {@code room}, oldest first. Asked only while a
+     * redelivered message is handled (a cluster's holder died after its replies were committed, but before it
+     * marked the message done), so that the rerun makes only the replies that were not stored: its n-th reply
+     * is skipped when n were. One query of the room's newest {@value #REPLY_LOOKBACK} records.
      */
-    private @Nullable String repliedBefore(String room, String messageId) {
+    private List<String> repliesTo(String room, String messageId) {
         String prefix = messageId + REPLY_MARK;
+        List<String> found = new java.util.ArrayList<>(1);
         try {
-            for (TranscriptRecord r : transcripts.history(room(room), 100, Long.MAX_VALUE)) {
+            for (TranscriptRecord r : transcripts.history(room(room), REPLY_LOOKBACK, Long.MAX_VALUE)) {
                 if (r.outbound() && r.messageId().startsWith(prefix)) {
-                    return r.messageId();
+                    found.add(r.messageId());
                 }
             }
         } catch (Exception e) {
-            LOG.warn("Could not look for an earlier reply to redelivered message {} ({}); answering it again",
+            LOG.warn("Could not look for earlier replies to redelivered message {} ({}); answering it again",
                     messageId, e.toString());
         }
-        return null;
+        return found;
     }
 
     /** A message stored here, in a cluster: into memory, to the polls waiting here and on the other instances. */
@@ -273,7 +282,13 @@ final class HttpChat implements Adapter {
         TranscriptRecord r = TranscriptRecord.fromJson(new String(json, StandardCharsets.UTF_8));
         GroupMessage event = new GroupMessage(r.messageId(), r.time(), self, "", r.messageId(), r.message(), r.userId(),
                 r.chat().id(), null);
-        InboundResult result = inbound.accept(event);
+        REPLIES_MADE.set(new int[1]);
+        InboundResult result;
+        try {
+            result = inbound.accept(event);
+        } finally {
+            REPLIES_MADE.remove();
+        }
         if (result == InboundResult.COMMAND || result == InboundResult.PUBLISHED) {
             handled.increment();
         }
