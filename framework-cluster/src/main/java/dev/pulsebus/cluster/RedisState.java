@@ -146,6 +146,9 @@ final class RedisState implements SharedControls, AutoCloseable {
     }
 
     private void tryConnect() {
+        if (closed) {
+            return; // not an outage: closing
+        }
         try {
             StatefulRedisConnection<String, String> c = connection;
             if (c == null) {

@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * each instance hand over its copy ({@link Cluster#dispatchCopy}): the holder handles the first copy and drops
  * the others, so an event is handled once, and the events of a chat in the order the platform sent them. An
  * event the broker does not confirm within {@link #HAND_OVER_WAIT_MILLIS} (broker down, queue full) is handled
- * here rather than lost.
+ * here rather than lost (and by the holder too, should the broker have stored it after all).
  */
 final class ClusteredAdapter implements Adapter {
 
@@ -91,7 +91,7 @@ final class ClusteredAdapter implements Adapter {
                     .get(HAND_OVER_WAIT_MILLIS, TimeUnit.MILLISECONDS);
             handedOver.increment();
             return InboundResult.PUBLISHED;
-        } catch (ExecutionException | TimeoutException e) {
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
             handOverFailures.warn("A {} event was not handed to the cluster ({}); handling it here", platform(),
                     e instanceof ExecutionException x && x.getCause() != null ? x.getCause() : e);
         } catch (InterruptedException e) {
