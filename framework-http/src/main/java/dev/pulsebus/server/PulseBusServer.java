@@ -245,11 +245,16 @@ public final class PulseBusServer implements AutoCloseable {
                     }
                     // Acknowledged once its replies have left (a room's: committed), so that an instance killed
                     // after the acknowledgement has lost none; a reply still going after REPLY_WAIT is let be.
+                    RuntimeException[] failed = {null};
                     var replies = ReplyWatch.run(() -> {
-                        if (platform != null) {
-                            platform.handle(body);
-                        } else {
-                            chat.handle(body);
+                        try {
+                            if (platform != null) {
+                                platform.handle(body);
+                            } else {
+                                chat.handle(body);
+                            }
+                        } catch (RuntimeException e) {
+                            failed[0] = e; // after the replies it made before failing have left
                         }
                     });
                     try {
@@ -257,6 +262,9 @@ public final class PulseBusServer implements AutoCloseable {
                     } catch (java.util.concurrent.TimeoutException e) {
                         LOG.warn("A reply to an event of kind {} is still going after {} ms; acknowledging the event",
                                 kind, REPLY_WAIT.toMillis());
+                    }
+                    if (failed[0] != null) {
+                        throw failed[0];
                     }
                 }, (kind, body) -> {
                     if (HttpChat.ROOM_MESSAGE.equals(kind)) {
@@ -580,6 +588,14 @@ public final class PulseBusServer implements AutoCloseable {
         }
         ClusteredAdapter wrapped = new ClusteredAdapter(adapter, c);
         byKind.put(wrapped.kind(), wrapped);
+        for (String path : List.of("broker", "here")) {
+            io.micrometer.core.instrument.FunctionCounter.builder("pulsebus.cluster.platform.events", wrapped,
+                    a -> (path.equals("broker") ? a.handedOver : a.handledHere).sum())
+                    .tag("platform", adapter.platform()).tag("path", path)
+                    .description("Platform events this instance received: handed to the broker, or handled here "
+                            + "because the broker did not confirm them in time")
+                    .register(registry);
+        }
         return wrapped;
     }
 

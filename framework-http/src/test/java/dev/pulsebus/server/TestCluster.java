@@ -78,13 +78,26 @@ public final class TestCluster implements AutoCloseable {
 
     /** {@code pulsebus_cluster_events_handled_total} of {@code server}: events of its partitions it handled. */
     public static double eventsHandled(PulseBusServer server) throws Exception {
+        return metric(server, "pulsebus_cluster_events_handled_total", "");
+    }
+
+    /** The sum of the series of {@code name} on {@code server}'s {@code /metrics} whose labels contain {@code labels}. */
+    public static double metric(PulseBusServer server, String name, String labels) throws Exception {
         String metrics = HTTP.send(HttpRequest.newBuilder(URI.create(server.url() + "/metrics")).build(),
                 HttpResponse.BodyHandlers.ofString()).body();
-        Matcher m = Pattern.compile("(?m)^pulsebus_cluster_events_handled_total(?:\\{[^}]*\\})? (\\S+)$").matcher(metrics);
-        if (!m.find()) {
-            throw new AssertionError("no pulsebus_cluster_events_handled_total in /metrics");
+        Matcher m = Pattern.compile("(?m)^" + name + "(\\{[^}]*\\})? (\\S+)$").matcher(metrics);
+        boolean any = false;
+        double sum = 0;
+        while (m.find()) {
+            any = true;
+            if (m.group(1) == null || m.group(1).contains(labels)) {
+                sum += Double.parseDouble(m.group(2));
+            }
         }
-        return Double.parseDouble(m.group(1));
+        if (!any) {
+            throw new AssertionError("no " + name + " in /metrics");
+        }
+        return sum;
     }
 
     @Override

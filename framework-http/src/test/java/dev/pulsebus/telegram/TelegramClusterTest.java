@@ -97,6 +97,11 @@ class TelegramClusterTest {
                     + "on b %.0f%n", expected, a, b);
             // half were posted to b, whichever holds their chats: all went through the broker, the copy did not
             assertThat(a + b).as("handed over through the broker, once each").isEqualTo(expected);
+            double broker = 0;
+            for (PulseBusServer s : servers) {
+                broker += TestCluster.metric(s, "pulsebus_cluster_platform_events_total", "path=\"broker\"");
+            }
+            assertThat(broker).as("every post handed to the broker, the retransmit too").isEqualTo(expected + 1);
         }
     }
 }
