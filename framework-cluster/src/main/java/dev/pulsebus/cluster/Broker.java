@@ -309,6 +309,10 @@ final class Broker implements AutoCloseable {
         }
         for (int i = 0; i < partitions && !closed; i++) {
             PartitionConsumer c = consumers.get(i);
+            PartitionConsumer asked = leaving.get(i);
+            if (asked != null && asked.gone && !asked.released) {
+                leaving.compareAndSet(i, asked, null); // lost before it could step back: replaced below instead
+            }
             if (leaving.get(i) != null || (c != null && !c.gone)) {
                 continue;
             }
@@ -378,6 +382,7 @@ final class Broker implements AutoCloseable {
      */
     private void stepBack(PartitionConsumer c) {
         int i = c.partition;
+        c.released = true;
         c.gone = true; // this delivery and those buffered behind it go back, unhandled
         lastDelivery.set(i, 0);
         steppedBack.increment();
@@ -427,6 +432,8 @@ final class Broker implements AutoCloseable {
         final int partition;
         /** Set once its channel shut down or it stepped back; never cleared (a new consumer takes over). */
         volatile boolean gone;
+        /** Set when it stepped back (its replacement is on the way), before {@link #gone}. */
+        volatile boolean released;
         private final Cluster.EventHandler events;
 
         PartitionConsumer(Channel channel, int partition, Cluster.EventHandler events) {
