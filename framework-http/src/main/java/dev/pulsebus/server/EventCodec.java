@@ -1,7 +1,9 @@
 package dev.pulsebus.server;
 
 import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulsebus.event.ChannelMessage;
 import dev.pulsebus.event.Event;
@@ -24,12 +26,14 @@ import java.util.Map;
  * A platform event as bytes and back, for the cluster's broker: one JSON object with the record's components,
  * the message in OneBot 12's segment form ({@link OneBotJson}) and the platform fields ({@code extra},
  * {@code fields}) as JSON values. What comes back equals what went in, but for the reply channel (the receiving
- * pipeline binds its own) and the platform fields' number types (a JSON number comes back as the smallest of
- * {@code Integer}, {@code Long}, {@code Double} that holds it).
+ * pipeline binds its own): platform fields as the adapters' decoders make them (maps, lists, text, booleans,
+ * whole numbers as {@code Long}, past a long {@code BigInteger}, others {@code Double}).
  */
 final class EventCodec {
 
-    private static final TypeReference<Map<String, Object>> MAP = new TypeReference<>() { };
+    /** Whole numbers as {@code Long}, as the decoders keep them (a handler casting to Long works on any instance). */
+    private static final ObjectReader FIELDS = Json.MAPPER.readerFor(new TypeReference<Map<String, Object>>() { })
+            .with(DeserializationFeature.USE_LONG_FOR_INTS);
 
     private EventCodec() {
     }
@@ -89,7 +93,12 @@ final class EventCodec {
         Self self = new Self(text(o, "platform"), text(o, "self_id"));
         String detailType = text(o, "detail_type");
         String subType = o.path("sub_type").asText("");
-        Map<String, Object> fields = Json.MAPPER.convertValue(o.path("fields"), MAP);
+        Map<String, Object> fields;
+        try {
+            fields = FIELDS.readValue(o.path("fields"));
+        } catch (IOException e) {
+            throw new IllegalArgumentException("an event whose fields are not a JSON object: " + e.getMessage(), e);
+        }
         Map<String, Object> kept = fields == null ? Map.of() : fields;
         return switch (text(o, "type")) {
             case "message" -> {

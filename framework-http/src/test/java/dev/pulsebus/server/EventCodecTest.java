@@ -27,10 +27,10 @@ class EventCodecTest {
     private static final Message EVERY_SEGMENT = new Message(List.of(new Segment.Text("hi "), new Segment.Mention("42"),
             new Segment.MentionAll(), new Segment.Image("AgAD-file"), new Segment.Reply("77", "43"),
             new Segment.Other("face", Map.of("id", "14")), new Segment.Other("json", Map.of("data", "{\"a\":[1]}"))));
-    /** Platform fields as decoders keep them: nested maps and lists, text, numbers, booleans. */
+    /** Platform fields as decoders keep them: nested maps and lists, text, whole numbers as Long, booleans. */
     private static final Map<String, Object> EXTRA = Map.of("raw_message", "hi [CQ:at,qq=42]",
-            "sender", Map.of("nickname", "Ann", "card", "", "role", "admin"), "font", 0, "anonymous", false,
-            "list", List.of("a", "b"));
+            "sender", Map.of("nickname", "Ann", "card", "", "role", "admin", "user_id", 12345678L), "font", 0L,
+            "anonymous", false, "list", List.of("a", "b"), "big", 4_000_000_000L, "ratio", 0.5);
 
     private static Event roundTrip(Event e) {
         return EventCodec.decode(EventCodec.encode(e));
@@ -50,11 +50,11 @@ class EventCodecTest {
 
     @Test
     void noticesRequestsAndMetaEventsComeBackEqual() {
-        Map<String, Object> fields = Map.of("group_id", "9000", "operator_id", "1", "duration", 600,
-                "file", Map.of("name", "a.txt", "size", 1024, "busid", 102));
+        Map<String, Object> fields = Map.of("group_id", "9000", "operator_id", "1", "duration", 600L,
+                "file", Map.of("name", "a.txt", "size", 1024L, "busid", 102L));
         for (Event e : List.of(new NoticeEvent("n1", TIME, SELF, "group_ban", "ban", fields),
                 new RequestEvent("r1", TIME, SELF, "friend", "", Map.of("user_id", "5", "comment", "hi", "flag", "f")),
-                new MetaEvent("h1", TIME, SELF, "heartbeat", "", Map.of("interval", 5000,
+                new MetaEvent("h1", TIME, SELF, "heartbeat", "", Map.of("interval", 5000L,
                         "status", Map.of("online", true, "good", true))))) {
             assertThat(roundTrip(e)).as(e.getClass().getSimpleName()).isEqualTo(e);
         }
