@@ -259,6 +259,8 @@ final class Broker implements AutoCloseable {
             consume(i);
         }
         Channel m = connection.createChannel();
+        // declared again: it deletes itself when its last consumer leaves, as every other instance may have since
+        m.queueDeclare(members(), false, false, true, null);
         m.basicConsume(members(), true, "pulsebus-" + instance + "-member", new DefaultConsumer(m));
         Channel b = connection.createChannel();
         String mine = b.queueDeclare("", false, true, true, null).getQueue();
