@@ -135,7 +135,8 @@ public final class Cluster implements AutoCloseable {
      * (a platform that sends each event to every instance connected to it): the holder handles the first copy it
      * gets and drops the others, found in the dedupe set (counted in {@code pulsebus_cluster_copies_dropped_total}).
      * The first copies reach the holder in the order the platform sent the events, whichever instance's copy
-     * each is. While Redis is down, every copy is handled.
+     * each is. While Redis is down the dedupe set cannot answer: the holder's pipeline still drops a copy whose
+     * id it saw lately, but not once the partition has moved.
      */
     public CompletionStage<Void> dispatchCopy(String kind, String key, String id, byte[] body) {
         return broker.dispatch(kind, key, id, body, true);

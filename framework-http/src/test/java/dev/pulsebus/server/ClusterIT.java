@@ -1,7 +1,6 @@
 package dev.pulsebus.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pulsebus.cluster.Cluster;
@@ -10,8 +9,6 @@ import dev.pulsebus.testing.Await;
 import dev.pulsebus.testing.PostgresSchema;
 import dev.pulsebus.testing.TcpProxy;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -58,8 +55,8 @@ class ClusterIT {
 
     @BeforeAll
     void start() throws Exception {
-        require("RabbitMQ", 5672);
-        require("Redis", 6379);
+        TestCluster.require("ClusterIT", "RabbitMQ", 5672);
+        TestCluster.require("ClusterIT", "Redis", 6379);
         schema = PostgresSchema.create("ClusterIT");
         dir = Files.createTempDirectory("pulsebus-cluster-it");
         redis = new TcpProxy(6379);
@@ -116,15 +113,6 @@ class ClusterIT {
         }
         if (namespace != null) {
             Cluster.deleteFromBroker(ServerConfig.defaults().cluster().enabledAs("cleanup").withPartitions(16), namespace);
-        }
-    }
-
-    private static void require(String what, int port) {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
-        } catch (IOException e) {
-            System.err.println("[pulsebus] ClusterIT skipped: no " + what + " at 127.0.0.1:" + port + " (" + e + ")");
-            assumeTrue(false, "no " + what + " at 127.0.0.1:" + port);
         }
     }
 

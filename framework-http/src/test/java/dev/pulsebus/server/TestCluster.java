@@ -47,7 +47,8 @@ public final class TestCluster implements AutoCloseable {
         System.setProperty("pulsebus.cluster.namespace", namespace);
     }
 
-    private static void require(String who, String what, int port) {
+    /** Skips the calling test {@code who}, saying why, unless something listens on 127.0.0.1:{@code port}. */
+    static void require(String who, String what, int port) {
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
         } catch (IOException e) {
