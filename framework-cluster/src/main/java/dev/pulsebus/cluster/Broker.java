@@ -81,6 +81,8 @@ final class Broker implements AutoCloseable {
     private volatile @Nullable Thread pinger;
     private volatile @Nullable Thread balancer;
     private volatile boolean closed;
+    /** This instance's broadcast queue, which {@link #send} reaches directly. */
+    private volatile String address = "";
     final LongAdder dispatched = new LongAdder();
     final LongAdder handled = new LongAdder();
     final LongAdder redeliveries = new LongAdder();
@@ -212,14 +214,31 @@ final class Broker implements AutoCloseable {
 
     /** Sends {@code body} to every other instance's broadcast handler, as {@code kind}. */
     void broadcast(String kind, byte[] body) {
+        publishUnconfirmed(broadcast(), "", kind, body);
+    }
+
+    /**
+     * Sends {@code body} to the broadcast handler of the one instance whose {@link #address()} is {@code to}, as
+     * {@code kind} (at most once; lost when that instance is gone).
+     */
+    void send(String to, String kind, byte[] body) {
+        publishUnconfirmed("", to, kind, body);
+    }
+
+    /** Where {@link #send} reaches this instance: its broadcast queue's name (empty until started). */
+    String address() {
+        return address;
+    }
+
+    private void publishUnconfirmed(String exchange, String routingKey, String kind, byte[] body) {
         AMQP.BasicProperties props = new AMQP.BasicProperties.Builder()
                 .headers(Map.of(KIND, kind, FROM, instance)).build();
         synchronized (publishing) {
             long tag = publisher.getNextPublishSeqNo();
             try {
-                publisher.basicPublish(broadcast(), "", props, body);
+                publisher.basicPublish(exchange, routingKey, props, body);
             } catch (IOException | RuntimeException e) {
-                LOG.warn("A {} broadcast was not sent: {}", kind, e.toString());
+                LOG.warn("A {} message to other instances was not sent: {}", kind, e.toString());
             }
             // confirms of broadcasts are not waited for: take the tag out of the way of dispatch's
             unconfirmed.remove(tag);
@@ -265,6 +284,15 @@ final class Broker implements AutoCloseable {
         Channel b = connection.createChannel();
         String mine = b.queueDeclare("", false, true, true, null).getQueue();
         b.queueBind(mine, broadcast(), "");
+        if (connection instanceof com.rabbitmq.client.impl.recovery.AutorecoveringConnection recovering) {
+            // the broker names the queue again when the client recovers it
+            recovering.addQueueRecoveryListener((was, now) -> {
+                if (was.equals(address)) {
+                    address = now;
+                }
+            });
+        }
+        address = mine;
         b.basicConsume(mine, true, new DefaultConsumer(b) {
             @Override
             public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties props, byte[] body) {

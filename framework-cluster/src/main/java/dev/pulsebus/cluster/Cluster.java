@@ -147,6 +147,30 @@ public final class Cluster implements AutoCloseable {
         broker.broadcast(kind, body);
     }
 
+    /**
+     * Sends {@code body} to the broadcast handler of the one instance reached at {@code address} (its
+     * {@link #address()}), as {@code kind}: at most once, not confirmed, lost when that instance is gone.
+     */
+    public void send(String address, String kind, byte[] body) {
+        broker.send(address, kind, body);
+    }
+
+    /**
+     * Where {@link #send} reaches this instance, for the answer to a request it broadcasts; empty before
+     * {@link #start}. It changes when the client recovers the broker connection.
+     */
+    public String address() {
+        return broker.address();
+    }
+
+    /**
+     * Claims {@code id} for this instance for {@code ttlMillis} ({@code SET NX PX} in Redis): true for the first
+     * instance to ask, false for the others. True also while Redis cannot answer (then more than one may).
+     */
+    public boolean claim(String id, long ttlMillis) {
+        return redis.claim(id, ttlMillis);
+    }
+
     /** Counts a waiting poll of this instance woken by another instance's message (for {@code /metrics}). */
     public void wokeRemotely(int polls) {
         remoteWakeups.add(polls);

@@ -276,6 +276,20 @@ final class RedisState implements SharedControls, AutoCloseable {
         }
     }
 
+    /** {@link Cluster#claim}: {@code SET NX PX}; true when set, or when Redis cannot answer. */
+    boolean claim(String id, long ttlMillis) {
+        RedisCommands<String, String> r = commands();
+        if (r == null) {
+            return true;
+        }
+        try {
+            return r.set(prefix + "claim:" + id, member, SetArgs.Builder.nx().px(ttlMillis)) != null;
+        } catch (RedisException e) {
+            down(e);
+            return true;
+        }
+    }
+
     /** Whether event {@code id} was handled (false also when Redis cannot answer: it then runs again). */
     boolean isDone(String id) {
         RedisCommands<String, String> r = commands();

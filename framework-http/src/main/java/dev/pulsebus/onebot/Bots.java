@@ -111,6 +111,17 @@ final class Bots {
         return out;
     }
 
+    /** The bots whose actions a connection to this instance takes, and that are online. */
+    java.util.List<String> reachableHere() {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        for (Bot b : bots.values()) {
+            if (b.link != null && b.online) {
+                out.add(b.selfId);
+            }
+        }
+        return out;
+    }
+
     /** A number that changes whenever {@link #components} may have (HTTP heartbeats going late count too). */
     long state(boolean http) {
         if (!http) {

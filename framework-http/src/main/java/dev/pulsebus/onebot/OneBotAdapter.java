@@ -2,6 +2,7 @@ package dev.pulsebus.onebot;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pulsebus.cluster.Cluster;
 import dev.pulsebus.event.Event;
 import dev.pulsebus.event.GroupMessage;
 import dev.pulsebus.event.MessageEvent;
@@ -59,6 +60,8 @@ public final class OneBotAdapter implements Adapter {
     private final Map<String, QuickAnswer> answers = new ConcurrentHashMap<>();
     final FrameHandler.Sink sink = new Sink();
     private volatile @Nullable Inbound inbound;
+    /** In a cluster, where the actions of a bot connected to another instance go; else null. */
+    private volatile @Nullable ActionRelay relay;
 
     private OneBotAdapter(OneBotSettings settings, @Nullable MeterRegistry registry) {
         this.settings = settings;
@@ -101,9 +104,32 @@ public final class OneBotAdapter implements Adapter {
     public void start(Inbound inbound) {
         this.inbound = inbound;
         lanes.start();
+        ActionRelay r = relay;
+        if (r != null) {
+            r.start();
+        }
         if (client != null) {
             client.start();
         }
+    }
+
+    /**
+     * Makes this adapter one of a cluster's: the actions of a bot with no connection to this instance (a reverse
+     * WebSocket reaches one instance; the chat's events may be handled by another) go to the instance that has
+     * one, which performs them and sends their response back; and this instance performs those of the bots
+     * connected here. The other instances' messages for it reach it through {@link #clusterMessage}.
+     */
+    public void relayThrough(Cluster cluster) {
+        this.relay = new ActionRelay(this, cluster);
+    }
+
+    /**
+     * A message another instance of the cluster sent to this instance's broadcast handler: true when it was this
+     * adapter's ({@link #relayThrough}) and is handled, false otherwise.
+     */
+    public boolean clusterMessage(String kind, byte[] body) {
+        ActionRelay r = relay;
+        return r != null && r.received(kind, body);
     }
 
     /**
@@ -114,6 +140,10 @@ public final class OneBotAdapter implements Adapter {
     public void stop() throws InterruptedException {
         if (client != null) {
             client.stop();
+        }
+        ActionRelay r = relay;
+        if (r != null) {
+            r.stop();
         }
         if (forward != null) {
             forward.stop();
@@ -178,17 +208,55 @@ public final class OneBotAdapter implements Adapter {
         return new OneBotActions(this, selfId);
     }
 
-    /** {@code onebot11:<self_id>} (each bot seen) to whether it is up; {@code onebot11}: down while none is known. */
+    /**
+     * {@code onebot11:<self_id>} (each bot seen here, and in a cluster each bot connected to another instance) to
+     * whether it is up; {@code onebot11}: down while none is known.
+     */
     public Map<String, Boolean> health() {
-        return bots.components(settings.mode() == Mode.HTTP);
+        Map<String, Boolean> here = bots.components(settings.mode() == Mode.HTTP);
+        ActionRelay r = relay;
+        if (r == null) {
+            return here;
+        }
+        Set<String> elsewhere = r.reachableElsewhere();
+        if (elsewhere.isEmpty()) {
+            return here;
+        }
+        // in a cluster, a bot connected to another instance is up here too: its actions are relayed there
+        Map<String, Boolean> all = new java.util.TreeMap<>(here);
+        all.remove(protocol.platform); // "none seen": some are, elsewhere
+        for (String self : elsewhere) {
+            all.put(protocol.platform + ":" + self, true);
+        }
+        return all;
     }
 
     /** Changes whenever {@link #health()} may have. */
     public long healthState() {
-        return bots.state(settings.mode() == Mode.HTTP);
+        ActionRelay r = relay;
+        long here = bots.state(settings.mode() == Mode.HTTP);
+        return r == null ? here : here * 1031 + r.state();
     }
 
     CompletableFuture<JsonNode> call(String selfId, String action, ObjectNode params) {
+        return call(selfId, action, params, true);
+    }
+
+    /** Whether bot {@code selfId} has a connection to this instance that takes actions (a reverse WebSocket). */
+    boolean takesActionsHere(String selfId) {
+        if (forward != null || http != null) {
+            return false; // every instance has its own connection: nothing is relayed in these modes
+        }
+        Bots.Bot bot = bots.find(selfId);
+        return bot != null && bot.link != null;
+    }
+
+    /** {@link #call} on this instance's own connection, never relayed: an action another instance relayed here. */
+    CompletableFuture<JsonNode> callHere(String selfId, String action, ObjectNode params) {
+        return call(selfId, action, params, false);
+    }
+
+    private CompletableFuture<JsonNode> call(String selfId, String action, ObjectNode params, boolean mayRelay) {
         int index = OneBotMetrics.actionIndex(action);
         if (settings.mode() == Mode.HTTP && http == null) {
             QuickAnswer q = quickFor(selfId, action, params);
@@ -202,6 +270,13 @@ public final class OneBotAdapter implements Adapter {
         }
         Bots.Bot bot = bots.find(selfId);
         Link link = forward != null ? forward : http != null ? http : bot == null ? null : bot.link;
+        ActionRelay r = relay;
+        if (link == null && mayRelay && r != null) {
+            long start = System.nanoTime();
+            CompletableFuture<JsonNode> result = r.call(selfId, action, params);
+            result.whenComplete((v, e) -> metrics.action(index, outcome(e), start));
+            return result;
+        }
         if (link == null) {
             metrics.action(index, OneBotMetrics.Outcome.REFUSED, 0);
             return CompletableFuture.failedFuture(OneBotActionException.refused(action, "bot " + selfId

@@ -85,6 +85,10 @@ final class OneBotMetrics {
     private final List<Map<Outcome, LongAdder>> actions = new ArrayList<>(ACTIONS.size());
     final AtomicInteger connections = new AtomicInteger();
     final LongAdder reconnects = new LongAdder();
+    /** Actions of a bot connected to another instance of the cluster, sent there ({@link ActionRelay}). */
+    final LongAdder relayedOut = new LongAdder();
+    /** Actions another instance of the cluster sent here, for a bot connected here. */
+    final LongAdder relayedIn = new LongAdder();
     private final FailureLog badLog = FailureLog.warning(LOG, Duration.ofSeconds(10));
     private @Nullable Timer duration;
     private final AdapterMeters meters = new AdapterMeters();
@@ -158,6 +162,10 @@ final class OneBotMetrics {
         meters.add(Gauge.builder("pulsebus.onebot.connections", connections, AtomicInteger::get)
                 .description("Open OneBot connections").tag("version", version).register(registry));
         meters.counter("pulsebus.onebot.reconnects", "Forward WebSocket reconnects", reconnects, "version", version);
+        String relayed = "Actions of a bot connected to another instance of the cluster, sent through it (out), and "
+                + "performed here for another instance (in)";
+        meters.counter("pulsebus.onebot.relayed", relayed, relayedOut, "version", version, "direction", "out");
+        meters.counter("pulsebus.onebot.relayed", relayed, relayedIn, "version", version, "direction", "in");
     }
 
     void unbind() {

@@ -212,6 +212,9 @@ public final class PulseBusServer implements AutoCloseable {
             for (OneBotSettings s : config.onebot()) {
                 if (s.enabled()) {
                     OneBotAdapter a = OneBotAdapter.create(s, registry);
+                    if (cluster != null) {
+                        a.relayThrough(cluster); // a bot's reverse WebSocket reaches one instance
+                    }
                     onebot.add(a);
                     pb.adapter(clustered(a, clustered)); // started and stopped by the pipeline, with the http platform
                 }
@@ -269,6 +272,12 @@ public final class PulseBusServer implements AutoCloseable {
                 }, (kind, body) -> {
                     if (HttpChat.ROOM_MESSAGE.equals(kind)) {
                         chat.storedElsewhere(body, c);
+                        return;
+                    }
+                    for (OneBotAdapter a : this.onebot) {
+                        if (a.clusterMessage(kind, body)) {
+                            return;
+                        }
                     }
                 }, bus);
                 // first at shutdown: the partitions (and their unacknowledged events) go to the other instances

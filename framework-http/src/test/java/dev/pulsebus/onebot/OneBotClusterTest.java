@@ -1,10 +1,15 @@
 package dev.pulsebus.onebot;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pulsebus.server.PulseBusServer;
 import dev.pulsebus.server.TestCluster;
 import dev.pulsebus.testing.Await;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,6 +32,7 @@ class OneBotClusterTest {
 
     private static final int GROUPS = 6;
     private static final int PER_GROUP = 5;
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     @TempDir
     Path dir;
@@ -74,5 +80,88 @@ class OneBotClusterTest {
                     + "each; handled on a %.0f, on b %.0f%n", expected, a, b);
             assertThat(a + b).as("each handed over once").isEqualTo(expected);
         }
+    }
+
+    /**
+     * The implementation's reverse WebSocket reaches instance a alone (one URL, or a load balancer in front): the
+     * messages of chats whose partition b holds are handled on b, and b's replies and actions go out on a's
+     * connection (relayed through the broker), their responses back to b. An action that fails comes back as the
+     * implementation's failure; one of a bot connected nowhere times out saying so.
+     */
+    @Test
+    void actionsOfABotConnectedToAnotherInstanceGoThroughIt() throws Exception {
+        try (TestCluster cluster = new TestCluster("OneBotClusterTest"); FakeOneBot fake = new FakeOneBot(11)) {
+            String toml = """
+                    [adapters.onebot11]
+                    mode = "reverse-ws"
+                    action_timeout_ms = 1500
+                    """;
+            List<PulseBusServer> servers = List.of(cluster.start(dir, "a", toml), cluster.start(dir, "b", toml));
+            assertThat(Await.until(Duration.ofSeconds(30), () -> TestCluster.metric(servers.get(1),
+                    "pulsebus_cluster_partitions_held", "") >= TestCluster.PARTITIONS / 2))
+                    .as("b holds its share of the partitions").isTrue();
+            assertThat(health(servers.get(1))).as("no bot anywhere yet").contains("\"onebot11\":{\"status\":\"DOWN\"");
+            URI a = URI.create("ws://127.0.0.1:" + servers.get(0).port() + "/onebot/v11/ws");
+            FakeOneBot.Client client = fake.connect(a, "X-Self-ID", Long.toString(Fixtures.SELF), "X-Client-Role",
+                    "Universal");
+            assertThat(Await.until(Duration.ofSeconds(10), () -> health(servers.get(1)).startsWith("{\"status\":\"UP\"")
+                    && health(servers.get(1)).contains("\"onebot11:10001000\":{\"status\":\"UP\"")))
+                    .as("b shows the bot connected to a as up: %s", health(servers.get(1))).isTrue();
+            long messageId = 1;
+            for (int n = 0; n < PER_GROUP; n++) {
+                for (int g = 0; g < GROUPS; g++) {
+                    client.send(Fixtures.v11Group(Fixtures.SELF, messageId++, 6000 + g, "/echo " + g + "-" + n));
+                }
+            }
+            Map<Long, List<String>> byGroup = new LinkedHashMap<>();
+            for (int i = 0; i < GROUPS * PER_GROUP; i++) {
+                FakeOneBot.Received r = fake.next();
+                assertThat(r.action()).isEqualTo("send_group_msg");
+                assertThat(r.on()).as("on the one connection").isSameAs(client);
+                byGroup.computeIfAbsent(r.params().path("group_id").asLong(), k -> new ArrayList<>())
+                        .add(r.params().path("message").get(1).path("data").path("text").asText());
+            }
+            assertThat(fake.actions.poll(1, TimeUnit.SECONDS)).as("no message answered twice").isNull();
+            for (int g = 0; g < GROUPS; g++) {
+                List<String> want = new ArrayList<>();
+                for (int n = 0; n < PER_GROUP; n++) {
+                    want.add(g + "-" + n);
+                }
+                assertThat(byGroup.get(6000L + g)).as("group %d, in order", g).isEqualTo(want);
+            }
+            double relayed = TestCluster.metric(servers.get(1), "pulsebus_onebot_relayed_total", "direction=\"out\"");
+            assertThat(relayed).as("b's replies went through a").isPositive();
+            assertThat(TestCluster.metric(servers.get(0), "pulsebus_onebot_relayed_total", "direction=\"in\""))
+                    .isEqualTo(relayed);
+
+            OneBotActions onB = servers.get(1).onebot().get(0).actions(Long.toString(Fixtures.SELF));
+            assertThat(onB.getLoginInfo().toCompletableFuture().get(10, TimeUnit.SECONDS).path("nickname").asText())
+                    .isEqualTo("PulseBus");
+            assertThat(fake.next().action()).isEqualTo("get_login_info");
+            fake.answer = request -> FakeOneBot.failed(request, 100, "group not found");
+            assertThatThrownBy(() -> onB.getGroupInfo("42").toCompletableFuture().get(10, TimeUnit.SECONDS))
+                    .cause().isInstanceOfSatisfying(OneBotActionException.class, e -> {
+                        assertThat(e.kind()).isEqualTo(OneBotActionException.Kind.FAILED);
+                        assertThat(e.retcode()).isEqualTo(100);
+                        assertThat(e.getMessage()).contains("get_group_info", "group not found", "on instance a");
+                    });
+            OneBotActions nowhere = servers.get(1).onebot().get(0).actions("424242");
+            assertThatThrownBy(() -> nowhere.getLoginInfo().toCompletableFuture().get(10, TimeUnit.SECONDS))
+                    .cause().isInstanceOfSatisfying(OneBotActionException.class, e -> {
+                        assertThat(e.kind()).isEqualTo(OneBotActionException.Kind.TIMEOUT);
+                        assertThat(e.getMessage()).contains("424242", "no instance of the cluster answered");
+                    });
+            client.drop();
+            assertThat(Await.until(Duration.ofSeconds(15), () -> !health(servers.get(1)).contains(
+                    "\"onebot11:10001000\":{\"status\":\"UP\""))).as("b sees the bot gone from a").isTrue();
+            System.out.printf("[pulsebus] OneBotClusterTest: %d messages on a reverse WebSocket to a alone, answered "
+                    + "once each, in order; %.0f of the actions made on b went through a%n", GROUPS * PER_GROUP,
+                    relayed);
+        }
+    }
+
+    private static String health(PulseBusServer server) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(server.url() + "/health")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
     }
 }

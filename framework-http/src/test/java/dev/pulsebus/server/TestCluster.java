@@ -28,7 +28,7 @@ import java.util.regex.Pattern;
  */
 public final class TestCluster implements AutoCloseable {
 
-    static final int PARTITIONS = 8;
+    public static final int PARTITIONS = 8;
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     private final PostgresSchema schema;
