@@ -122,56 +122,67 @@ public final class ClusterSuite implements Suite {
 
     /**
      * Two servers in this JVM as one cluster on a PostgreSQL schema of the run's own: {@code /echo n} said on A,
-     * paced at {@link #E2E_RATE}/s, until the bot's reply (handled by whichever holds the room) reaches a poll on
-     * B; each trip timed from its intended start.
+     * open-loop at {@link #E2E_RATE}/s over {@link OpenLoopRooms#ROOMS} rooms, until the bot's reply (handled by
+     * whichever holds the room) reaches a poll on B; each trip timed from its scheduled send. Beside it, in turns,
+     * the floor: the same load on one server without the cluster on a schema of the same PostgreSQL.
      */
     private static Row roundTrip(BenchOptions options) throws Exception {
-        String schema = "pb_bench_" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+        String suffix = Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+        String schema = "pb_bench_" + suffix;
+        String floorSchema = "pb_bench_single_" + suffix;
         try (java.sql.Connection c = java.sql.DriverManager.getConnection(POSTGRES)) {
             c.createStatement().execute("CREATE SCHEMA " + schema);
+            c.createStatement().execute("CREATE SCHEMA " + floorSchema);
         } catch (java.sql.SQLException e) {
             return new Row("cluster", "cluster.e2e_roundtrip", "ops/s", null, null, null, null, null, null, null, 0,
                     ServerFixture.peers(), "skipped: no PostgreSQL at " + POSTGRES + " (" + e.getMessage() + ")");
         }
-        String ns = "pulsebus-bench-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+        String ns = "pulsebus-bench-" + suffix;
         String previous = System.getProperty("pulsebus.cluster.namespace");
         System.setProperty("pulsebus.cluster.namespace", ns);
         int warm = options.quick() ? 500 : 2500;
-        int measured = options.quick() ? 1000 : 5000;
-        List<Histogram> rounds = new ArrayList<>();
-        Histogram all = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+        int perRound = options.quick() ? 1000 : 2500;
+        int rounds = options.quick() ? 1 : 3;
+        List<Histogram> ours = new ArrayList<>();
+        List<Histogram> floor = new ArrayList<>();
+        int unanswered = 0;
+        int floorUnanswered = 0;
+        int failedSays;
+        int unseen;
+        int floorUnseen;
         List<dev.pulsebus.server.PulseBusServer> servers = new ArrayList<>();
         try {
-            for (String name : List.of("a", "b")) {
+            for (String name : List.of("a", "b", "single")) {
                 java.nio.file.Path file = ServerFixture.config(options, "cluster-" + name, "");
-                java.nio.file.Files.writeString(file, "jdbc_url = \"" + POSTGRES + "&currentSchema=" + schema + "\"\n"
-                        + "[cluster]\nenabled = true\ninstance = \"" + name + "\"\npartitions = " + PARTITIONS + "\n",
+                String db = "jdbc_url = \"" + POSTGRES + "&currentSchema=" + (name.equals("single") ? floorSchema : schema)
+                        + "\"\n";
+                java.nio.file.Files.writeString(file, name.equals("single") ? db : db + "[cluster]\nenabled = true\n"
+                        + "instance = \"" + name + "\"\npartitions = " + PARTITIONS + "\n",
                         java.nio.file.StandardOpenOption.APPEND);
                 servers.add(dev.pulsebus.server.PulseBusServer.start(
                         dev.pulsebus.server.ServerConfig.load(file, false, java.util.Map.of())));
             }
-            URI a = servers.get(0).url();
-            URI b = servers.get(1).url();
-            try (dev.pulsebus.bench.http.RawHttp sayer = new dev.pulsebus.bench.http.RawHttp(a.getHost(), a.getPort());
-                 dev.pulsebus.bench.http.RawHttp poller = new dev.pulsebus.bench.http.RawHttp(b.getHost(), b.getPort())) {
-                long interval = (long) (1e9 / E2E_RATE);
-                Progress.print("cluster.e2e_roundtrip: " + warm + " warm-up round trips at " + (long) E2E_RATE + "/s");
-                long started = System.nanoTime();
-                for (int i = 0; i < warm; i++) {
-                    dev.pulsebus.bench.overall.OverallSuite.trip(sayer, poller, "e2e", i, started + i * interval, all);
+            waitForSpread(servers.get(0), servers.get(1));
+            int trips = warm + rounds * perRound;
+            try (OpenLoopRooms cluster = new OpenLoopRooms(servers.get(0).url(), servers.get(1).url(), "e2e-", trips);
+                 OpenLoopRooms single = new OpenLoopRooms(servers.get(2).url(), servers.get(2).url(), "e2e-", trips)) {
+                Progress.print("cluster.e2e_roundtrip: " + warm + " warm-up trips at " + (long) E2E_RATE + "/s, each");
+                cluster.run(0, warm, E2E_RATE, null);
+                single.run(0, warm, E2E_RATE, null);
+                for (int r = 0; r < rounds; r++) {
+                    int from = warm + r * perRound;
+                    Progress.print("cluster.e2e_roundtrip: round " + (r + 1) + ", " + perRound + " trips at "
+                            + (long) E2E_RATE + "/s through the cluster, then on one server");
+                    Histogram h = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+                    unanswered += cluster.run(from, from + perRound, E2E_RATE, h);
+                    ours.add(h);
+                    Histogram f = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+                    floorUnanswered += single.run(from, from + perRound, E2E_RATE, f);
+                    floor.add(f);
                 }
-                all.reset();
-                Progress.print("cluster.e2e_roundtrip: " + measured + " round trips at " + (long) E2E_RATE + "/s");
-                started = System.nanoTime() - warm * interval;
-                int perRound = measured / 3;
-                for (int round = 0; round < 3; round++) {
-                    Histogram r = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
-                    for (int i = warm + round * perRound; i < warm + (round + 1) * perRound; i++) {
-                        dev.pulsebus.bench.overall.OverallSuite.trip(sayer, poller, "e2e", i, started + i * interval, r);
-                    }
-                    rounds.add(r);
-                    all.add(r);
-                }
+                failedSays = cluster.failedSays();
+                unseen = cluster.unseen();
+                floorUnseen = single.unseen();
             }
         } finally {
             for (dev.pulsebus.server.PulseBusServer s : servers) {
@@ -185,15 +196,48 @@ public final class ClusterSuite implements Suite {
             Cluster.deleteFromBroker(settings("cleanup"), ns);
             try (java.sql.Connection c = java.sql.DriverManager.getConnection(POSTGRES)) {
                 c.createStatement().execute("DROP SCHEMA " + schema + " CASCADE");
+                c.createStatement().execute("DROP SCHEMA " + floorSchema + " CASCADE");
             }
         }
-        double p99 = ServerFixture.medianUs(rounds, 99);
-        Row row = ServerFixture.row("cluster", "cluster.e2e_roundtrip", "ops/s", null, all, null, ServerFixture.peers(),
-                String.format(Locale.ROOT, "two servers in this JVM as one cluster (PostgreSQL, RabbitMQ, Redis): POST"
-                        + " /echo n on A until the bot's reply reaches a poll on B, paced at %.0f/s, %d round trips in 3"
-                        + " rounds after %d; percentiles are the median of the rounds'; target p99 <= 10 ms: %s",
-                        E2E_RATE, measured, warm, p99 <= 10_000 ? "met" : "MISSED"));
-        return ServerFixture.medianOfRounds(row, rounds);
+        double p50 = ServerFixture.medianUs(ours, 50);
+        double p99 = ServerFixture.medianUs(ours, 99);
+        double floor50 = ServerFixture.medianUs(floor, 50);
+        double floor99 = ServerFixture.medianUs(floor, 99);
+        boolean met = unanswered == 0 && p99 <= 10_000;
+        Row row = ServerFixture.row("cluster", "cluster.e2e_roundtrip", "us", null, ours.get(0), null,
+                ServerFixture.peers(), String.format(Locale.ROOT, "two servers in this JVM as one cluster (PostgreSQL,"
+                        + " RabbitMQ, Redis): POST /echo n on A, due open-loop at %.0f/s over %d rooms in turn (64"
+                        + " connections), until the bot's reply reaches a long poll of its room on B, timed from the"
+                        + " say's due time; %d rounds of %d after %d, each percentile the median of the rounds',"
+                        + " interleaved with the floor: the same load on one server without the cluster on the same"
+                        + " PostgreSQL (p50 %.0f us, p99 %.0f us; ours/floor p50 %.2fx, p99 %.2fx); unanswered within 30 s"
+                        + " %d (floor %d), of which stored but passed over by the room's poll %d (floor %d), says"
+                        + " refused %d; target p99 <= 10 ms: %s", E2E_RATE, OpenLoopRooms.ROOMS,
+                        rounds, perRound, warm, floor50, floor99, p50 / floor50, p99 / floor99, unanswered,
+                        floorUnanswered, unseen, floorUnseen, failedSays, met ? "met" : "MISSED (p50 " + Math.round(p50) + " us, p99 "
+                                + Math.round(p99) + " us)"));
+        return ServerFixture.medianOfRounds(row, ours);
+    }
+
+    /** Waits until each of two servers holds half of the partitions (they spread them within seconds). */
+    private static void waitForSpread(dev.pulsebus.server.PulseBusServer a, dev.pulsebus.server.PulseBusServer b)
+            throws InterruptedException {
+        long by = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < by && (held(a) < PARTITIONS / 2 || held(b) < PARTITIONS / 2)) {
+            Thread.sleep(100);
+        }
+    }
+
+    /** {@code pulsebus_cluster_partitions_held} on {@code server}'s {@code /metrics}; 0 when it cannot be read. */
+    private static int held(dev.pulsebus.server.PulseBusServer server) {
+        try (dev.pulsebus.bench.http.RawHttp http = new dev.pulsebus.bench.http.RawHttp(server.url().getHost(),
+                server.url().getPort())) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^pulsebus_cluster_partitions_held(\\{[^}]*\\})? (\\S+)$")
+                    .matcher(http.exchange("GET", "/metrics", null).body());
+            return m.find() ? (int) Double.parseDouble(m.group(2)) : 0;
+        } catch (IOException e) {
+            return 0;
+        }
     }
 
     private static String absent() {

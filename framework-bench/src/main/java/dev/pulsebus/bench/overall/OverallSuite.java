@@ -124,18 +124,12 @@ public final class OverallSuite implements Suite {
         return ServerFixture.medianOfRounds(row, rounds);
     }
 
-
-    /** One round trip, started at {@code intended} (ns), recorded into {@code h} from then. */
-    private static void trip(RawHttp sayer, RawHttp poller, int i, long intended, Histogram h) throws IOException {
-        trip(sayer, poller, "e2e", i, intended, h);
-    }
-
     /**
-     * One round trip in {@code room}: {@code /echo i} said through {@code sayer} at {@code intended} (ns), until
-     * the bot's reply reaches a poll through {@code poller}; recorded into {@code h} from {@code intended}.
+     * One round trip: {@code /echo i} said through {@code sayer} at {@code intended} (ns), until the bot's reply
+     * reaches a poll through {@code poller}; recorded into {@code h} from {@code intended}.
      */
-    public static void trip(RawHttp sayer, RawHttp poller, String room, int i, long intended, Histogram h)
-            throws IOException {
+    private static void trip(RawHttp sayer, RawHttp poller, int i, long intended, Histogram h) throws IOException {
+        String room = "e2e";
         for (long left; (left = intended - System.nanoTime()) > 200_000; ) {
             LockSupport.parkNanos(left - 150_000);
         }
