@@ -297,8 +297,8 @@ final class Broker implements AutoCloseable {
             @Override
             public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties props, byte[] body) {
                 Map<String, Object> h = props.getHeaders();
-                if (h == null || instance.equals(String.valueOf(h.get(FROM)))) {
-                    return; // our own: already applied here
+                if (h == null || (instance.equals(String.valueOf(h.get(FROM))) && !envelope.getExchange().isEmpty())) {
+                    return; // our own broadcast: already applied here (a send to this instance's address is taken)
                 }
                 broadcastsReceived.increment();
                 try {

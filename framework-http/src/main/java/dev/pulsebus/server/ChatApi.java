@@ -131,10 +131,14 @@ final class ChatApi {
                 // taken, and stored later (at most once): 202, with the seq it will have; not to be resent
                 sayFailures.failed(cause, "in room " + room);
                 answer(ctx, HttpResponseStatus.ACCEPTED, kept.record(), keepAlive);
-            } else if (cause instanceof HttpChat.NotHandedOver notHandedOver) { // cluster: in the history, not for the bot
+            } else if (cause instanceof HttpChat.Accepted accepted) { // cluster: taken, not yet confirmed stored
                 sayFailures.failed(cause, "in room " + room);
-                out.error(ctx, Route.SAY, HttpResponseStatus.SERVICE_UNAVAILABLE, String.valueOf(notHandedOver.getMessage()),
-                        keepAlive);
+                if (accepted.record != null) {
+                    answer(ctx, HttpResponseStatus.ACCEPTED, accepted.record, keepAlive);
+                } else {
+                    out.error(ctx, Route.SAY, HttpResponseStatus.ACCEPTED, String.valueOf(accepted.getMessage()),
+                            keepAlive);
+                }
             } else if (cause != null) {
                 sayFailures.failed(cause, "in room " + room); // a store that is down refuses many: not a line each
                 out.error(ctx, Route.SAY, HttpResponseStatus.SERVICE_UNAVAILABLE, "not stored: " + cause.getMessage(),

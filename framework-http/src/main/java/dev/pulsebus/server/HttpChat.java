@@ -1,11 +1,13 @@
 package dev.pulsebus.server;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.pulsebus.cluster.Cluster;
 import dev.pulsebus.cluster.Redelivery;
 import dev.pulsebus.event.ChatRef;
 import dev.pulsebus.event.GroupMessage;
 import dev.pulsebus.event.Message;
 import dev.pulsebus.event.Self;
+import dev.pulsebus.internal.Json;
 import dev.pulsebus.pipeline.Adapter;
 import dev.pulsebus.pipeline.Inbound;
 import dev.pulsebus.pipeline.InboundResult;
@@ -56,26 +58,28 @@ final class HttpChat implements Adapter {
     private volatile Inbound inbound;
     /** In a cluster: where said messages are handled (one instance per room) and whom commits wake. */
     private final @Nullable Cluster cluster;
-    private final java.util.concurrent.Executor offLoop;
+    private final int maxPending;
+    /** Says handed to their room's holder, by id, until it answers (at most {@code maxPending}). */
+    private final java.util.concurrent.ConcurrentHashMap<String, CompletableFuture<TranscriptRecord>> storing =
+            new java.util.concurrent.ConcurrentHashMap<>();
     final LongAdder received = new LongAdder();
     final LongAdder handled = new LongAdder();
     final LongAdder refused = new LongAdder();
 
     HttpChat(TranscriptWriter transcripts, RoomHistory history, LongPollRooms polls, Clock clock, String instance,
              int maxPending) {
-        this(transcripts, history, polls, clock, instance, maxPending, null, Runnable::run);
+        this(transcripts, history, polls, clock, instance, maxPending, null);
     }
 
     /**
-     * In a {@code cluster}: a said message, once stored, goes through the broker to the instance that holds its
-     * room (its 201 waits for the broker to have it, so one client's says to a room are handled in the order it
+     * In a {@code cluster}: a said message goes through the broker to the instance that holds its room, which
+     * stores it and answers this one (so one client's says to a room are handled, and stored, in the order it
      * made them, whichever instances took them), and every stored message wakes the polls of the other instances.
-     * Says are stored on {@code offLoop} (a seq is a database round trip there), never on the I/O thread.
      */
     HttpChat(TranscriptWriter transcripts, RoomHistory history, LongPollRooms polls, Clock clock, String instance,
-             int maxPending, @Nullable Cluster cluster, java.util.concurrent.Executor offLoop) {
+             int maxPending, @Nullable Cluster cluster) {
         this.cluster = cluster;
-        this.offLoop = offLoop;
+        this.maxPending = maxPending;
         this.transcripts = transcripts;
         this.history = history;
         this.polls = polls;
@@ -147,18 +151,7 @@ final class HttpChat implements Adapter {
         Message message = Message.text(text);
         Cluster c = cluster;
         if (c != null) {
-            return CompletableFuture.supplyAsync(() -> transcripts.recordDurably(room(room), user,
-                    clock.instant().truncatedTo(ChronoUnit.MILLIS), id, message, false, record -> {
-                        received.increment();
-                        committed(room, record, c);
-                        return c.dispatch(Cluster.ROOM_KIND, PLATFORM + "/" + room, id, record.toJson().getBytes(StandardCharsets.UTF_8))
-                                .handle((v, failed) -> {
-                                    if (failed != null) {
-                                        throw new NotHandedOver(record, failed);
-                                    }
-                                    return record;
-                                });
-                    }), offLoop).thenCompose(stored -> stored).thenCompose(handedOver -> handedOver);
+            return handOver(c, room, user, message, id);
         }
         // Memory and polls follow each commit in seq order (see recordDurably's then).
         return transcripts.recordDurably(room(room), user, clock.instant().truncatedTo(ChronoUnit.MILLIS), id, message,
@@ -173,6 +166,70 @@ final class HttpChat implements Adapter {
                     }
                     return record;
                 });
+    }
+
+    /**
+     * A say in a cluster: handed, not yet stored, to the instance holding the room, which stores it and tells this
+     * instance its record ({@link #ROOM_STORED}); so one instance writes each room, and a room's messages commit
+     * in seq order (a poll that saw one seq misses no lower one). Fails when the broker does not take it
+     * (nothing stored); {@link Accepted} when the holder has not answered within {@link #STORE_WAIT_MILLIS}.
+     */
+    private CompletionStage<TranscriptRecord> handOver(Cluster c, String room, String user, Message message, String id) {
+        String address = c.address();
+        if (address.isEmpty() || storing.size() >= maxPending) {
+            refused.increment();
+            return CompletableFuture.completedFuture(null);
+        }
+        TranscriptRecord said = new TranscriptRecord(0, room(room), user, clock.instant().truncatedTo(ChronoUnit.MILLIS),
+                id, message, false);
+        byte[] body;
+        try {
+            com.fasterxml.jackson.databind.node.ObjectNode o = (com.fasterxml.jackson.databind.node.ObjectNode)
+                    Json.MAPPER.readTree(said.toJson());
+            body = Json.MAPPER.writeValueAsBytes(o.put(TO, address));
+        } catch (java.io.IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<TranscriptRecord> stored = new CompletableFuture<>();
+        storing.put(id, stored);
+        c.dispatch(Cluster.ROOM_KIND, PLATFORM + "/" + room, id, body).whenComplete((v, failed) -> {
+            if (failed != null && storing.remove(id, stored)) {
+                stored.completeExceptionally(new IllegalStateException("the broker did not take it ("
+                        + (failed instanceof java.util.concurrent.CompletionException x && x.getCause() != null
+                        ? x.getCause() : failed).getMessage() + ")", failed));
+            }
+        });
+        CompletableFuture.delayedExecutor(STORE_WAIT_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS).execute(() -> {
+            if (storing.remove(id, stored)) {
+                stored.completeExceptionally(new Accepted(null, "handed to the bot, but not stored within "
+                        + STORE_WAIT_MILLIS + " ms: the instance holding the room will store and answer it; do not "
+                        + "send it again"));
+            }
+        });
+        return stored;
+    }
+
+    /** The answer of a room's holder to a say this instance handed over ({@link #ROOM_STORED}). */
+    void storedByHolder(byte[] json) {
+        JsonNode o;
+        TranscriptRecord record;
+        try {
+            o = Json.MAPPER.readTree(json);
+            record = TranscriptRecord.fromJson(new String(json, StandardCharsets.UTF_8));
+        } catch (java.io.IOException | IllegalArgumentException e) {
+            LOG.warn("A room's holder answered a say with something unreadable: {}", e.toString());
+            return;
+        }
+        CompletableFuture<TranscriptRecord> waiting = storing.remove(record.messageId());
+        if (waiting == null) {
+            return; // answered 202 already, or said on an instance that has restarted since
+        }
+        if (o.path(KEPT).asBoolean(false)) {
+            waiting.completeExceptionally(new Accepted(record, "the message store is failing: kept as seq "
+                    + record.seq() + ", stored once it answers"));
+        } else {
+            waiting.complete(record);
+        }
     }
 
     /** The bot's replies: recorded in the room as user {@code bot}, then delivered to its waiting polls. */
@@ -240,6 +297,20 @@ final class HttpChat implements Adapter {
         return found;
     }
 
+    /** The say {@code messageId} of {@code room} when it is stored, among the room's newest records; else null. */
+    private @Nullable TranscriptRecord storedAlready(String room, String messageId) {
+        try {
+            for (TranscriptRecord r : transcripts.history(room(room), REPLY_LOOKBACK, Long.MAX_VALUE)) {
+                if (!r.outbound() && r.messageId().equals(messageId)) {
+                    return r;
+                }
+            }
+        } catch (Exception e) {
+            LOG.warn("Could not look for redelivered say {} in room {} ({}); storing it", messageId, room, e.toString());
+        }
+        return null;
+    }
+
     /** A message stored here, in a cluster: into memory, to the polls waiting here and on the other instances. */
     private void committed(String room, TranscriptRecord record, Cluster c) {
         history.committed(room, record);
@@ -247,18 +318,28 @@ final class HttpChat implements Adapter {
         c.broadcast(ROOM_MESSAGE, record.toJson().getBytes(StandardCharsets.UTF_8));
     }
 
-    /** A said message stored (as {@code record}) that the broker did not take for the bot: it will not be handled. */
-    static final class NotHandedOver extends IllegalStateException {
+    /**
+     * A say taken but not confirmed stored (202): kept for a store that is failing (with its record), or handed to
+     * the room's holder that has not answered in time (without).
+     */
+    static final class Accepted extends IllegalStateException {
         private static final long serialVersionUID = 1L;
-        final transient TranscriptRecord record;
+        final transient @Nullable TranscriptRecord record;
 
-        NotHandedOver(TranscriptRecord record, Throwable cause) {
-            super("stored as seq " + record.seq() + ", but not handed to the bot: " + (cause instanceof
-                    java.util.concurrent.CompletionException c && c.getCause() != null ? c.getCause() : cause)
-                    .getMessage(), cause);
+        Accepted(@Nullable TranscriptRecord record, String message) {
+            super(message);
             this.record = record;
         }
     }
+
+    /** The kind of a room holder's answer to the instance that took a say: the say's stored record. */
+    static final String ROOM_STORED = "room-stored";
+    /** How long a say handed to the room's holder waits for its answer before it is answered 202. */
+    static final long STORE_WAIT_MILLIS = 10_000;
+    /** In a handed-over say: where its holder answers. */
+    private static final String TO = "to";
+    /** In a holder's answer: the store is failing, the record is kept and stored later. */
+    private static final String KEPT = "kept";
 
     /** The broadcast kind of a message stored by another instance. */
     static final String ROOM_MESSAGE = "room";
@@ -275,11 +356,68 @@ final class HttpChat implements Adapter {
     }
 
     /**
-     * A said message of a room this instance holds, from the broker (said here or on another instance), through
-     * the pipeline on the delivering thread: the room's messages are delivered in order, one at a time.
+     * A said message of a room this instance holds, handed over by the instance that took it (this one too),
+     * on the partition's thread, in order: stored here (so one instance writes a room, in seq order), answered to
+     * that instance, then through the pipeline. A redelivered one found stored (its holder died after storing
+     * it) is not stored again.
      */
-    void handle(byte[] json) {
-        TranscriptRecord r = TranscriptRecord.fromJson(new String(json, StandardCharsets.UTF_8));
+    void handle(byte[] json) throws InterruptedException {
+        Cluster c = cluster;
+        JsonNode o;
+        TranscriptRecord said;
+        try {
+            o = Json.MAPPER.readTree(json);
+            said = TranscriptRecord.fromJson(new String(json, StandardCharsets.UTF_8));
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("a say handed over is not JSON: " + e.getMessage(), e);
+        }
+        String room = said.chat().id();
+        String to = o.path(TO).asText("");
+        boolean saidElsewhere = c != null && !to.equals(c.address());
+        boolean kept = false;
+        TranscriptRecord r = Redelivery.current() ? storedAlready(room, said.messageId()) : null;
+        if (r == null) {
+            try {
+                r = transcripts.recordDurably(said.chat(), said.userId(), said.time(), said.messageId(), said.message(),
+                        false, record -> {
+                            received.increment();
+                            if (c != null) {
+                                if (saidElsewhere && polls.waitingIn(room)) {
+                                    c.wokeRemotely(1); // a say on another instance wakes polls here
+                                }
+                                committed(room, record, c);
+                            } else {
+                                history.committed(room, record);
+                                polls.published(room, record);
+                            }
+                            return record;
+                        }).toCompletableFuture().get(STORE_WAIT_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (!(e.getCause() instanceof dev.pulsebus.transcript.NotYetStoredException notYet)) {
+                    throw new IllegalStateException("say " + said.messageId() + " in room " + room + " was not stored",
+                            e.getCause());
+                }
+                r = notYet.record(); // the store is failing: kept, stored (and published) once it answers
+                kept = true;
+            } catch (java.util.concurrent.TimeoutException e) {
+                throw new IllegalStateException("say " + said.messageId() + " in room " + room + " was not stored "
+                        + "within " + STORE_WAIT_MILLIS + " ms", e);
+            }
+        }
+        if (c != null && !to.isEmpty()) {
+            try {
+                byte[] answer = Json.MAPPER.writeValueAsBytes(((com.fasterxml.jackson.databind.node.ObjectNode)
+                        Json.MAPPER.readTree(r.toJson())).put(KEPT, kept));
+                if (to.equals(c.address())) {
+                    storedByHolder(answer); // said here
+                } else {
+                    c.send(to, ROOM_STORED, answer);
+                }
+            } catch (java.io.IOException e) {
+                LOG.warn("Say {} stored as seq {}, but the instance that took it was not told: {}", r.messageId(),
+                        r.seq(), e.toString());
+            }
+        }
         GroupMessage event = new GroupMessage(r.messageId(), r.time(), self, "", r.messageId(), r.message(), r.userId(),
                 r.chat().id(), null);
         REPLIES_MADE.set(new int[1]);

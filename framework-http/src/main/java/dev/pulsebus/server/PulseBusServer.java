@@ -202,7 +202,7 @@ public final class PulseBusServer implements AutoCloseable {
             String ids = cluster != null ? cluster.instance() + "-" + Long.toString(System.currentTimeMillis(), 36)
                     : instance;
             this.chat = new HttpChat(transcripts, rooms, polls, Clock.systemUTC(), ids, config.maxPendingMessages(),
-                    cluster, work);
+                    cluster);
             MessagePipeline.Builder pb = MessagePipeline.builder(bus).commands(commands).adapter(chat)
                     .transcripts(transcripts)
                     .recordWhen(c -> !HttpChat.PLATFORM.equals(c.platform())) // the http platform records its own
@@ -258,6 +258,9 @@ public final class PulseBusServer implements AutoCloseable {
                             }
                         } catch (RuntimeException e) {
                             failed[0] = e; // after the replies it made before failing have left
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            failed[0] = new IllegalStateException("interrupted while storing a say", e);
                         }
                     });
                     try {
@@ -272,6 +275,10 @@ public final class PulseBusServer implements AutoCloseable {
                 }, (kind, body) -> {
                     if (HttpChat.ROOM_MESSAGE.equals(kind)) {
                         chat.storedElsewhere(body, c);
+                        return;
+                    }
+                    if (HttpChat.ROOM_STORED.equals(kind)) {
+                        chat.storedByHolder(body);
                         return;
                     }
                     for (OneBotAdapter a : this.onebot) {

@@ -23,8 +23,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * A cluster's holder that died after some of its replies to a message were committed, but before it marked the
- * message done, has the message redelivered to another instance: the rerun makes only the replies not stored.
+ * A cluster's holder that died after it stored a said message and some of its replies, but before it marked the
+ * message done, has the message redelivered to another instance: the rerun stores the say no second time and
+ * makes only the replies not stored.
  */
 class HttpChatRedeliveryTest {
 
@@ -52,11 +53,12 @@ class HttpChatRedeliveryTest {
                 }
                 return InboundResult.COMMAND;
             });
-            byte[] said = new TranscriptRecord(1, HttpChat.room("lobby"), "ann", Instant.now(), "a-7",
+            byte[] said = new TranscriptRecord(0, HttpChat.room("lobby"), "ann", Instant.now(), "a-7",
                     Message.text("/two"), false).toJson().getBytes(StandardCharsets.UTF_8);
 
-            chat.handle(said); // the first holder: its first answer committed, then it died
+            chat.handle(said); // the first holder: the say and its first answer committed, then it died
             assertThat(bot(transcripts)).containsExactly("answer 1");
+            assertThat(says(transcripts)).containsExactly("/two");
 
             replies[0] = 2;
             redelivering(true);
@@ -65,6 +67,7 @@ class HttpChatRedeliveryTest {
                 assertThat(bot(transcripts)).containsExactly("answer 1", "answer 2");
                 chat.handle(said); // and once more: both stored
                 assertThat(bot(transcripts)).containsExactly("answer 1", "answer 2");
+                assertThat(says(transcripts)).as("the say stored once").containsExactly("/two");
             } finally {
                 redelivering(false);
             }
@@ -75,6 +78,12 @@ class HttpChatRedeliveryTest {
             work.shutdownNow();
             work.awaitTermination(5, TimeUnit.SECONDS);
         }
+    }
+
+    private static List<String> says(TranscriptWriter transcripts) throws Exception {
+        transcripts.flush(Duration.ofSeconds(5));
+        return transcripts.history(HttpChat.room("lobby"), 100, Long.MAX_VALUE).stream()
+                .filter(r -> !r.outbound()).map(r -> r.message().plainText()).toList();
     }
 
     private static List<String> bot(TranscriptWriter transcripts) throws Exception {

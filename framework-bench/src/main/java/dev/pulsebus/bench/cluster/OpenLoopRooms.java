@@ -1,8 +1,8 @@
 package dev.pulsebus.bench.cluster;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.pulsebus.bench.http.RawHttp;
 import dev.pulsebus.internal.Json;
-import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.net.URI;
 import java.util.ArrayList;
