@@ -81,6 +81,8 @@ final class Broker implements AutoCloseable {
     private volatile @Nullable Thread pinger;
     private volatile @Nullable Thread balancer;
     private volatile boolean closed;
+    /** Run when this instance is given a partition, before its first event is handled here. */
+    volatile @Nullable Runnable gained;
     /** This instance's broadcast queue, which {@link #send} reaches directly. */
     private volatile String address = "";
     final LongAdder dispatched = new LongAdder();
@@ -464,6 +466,8 @@ final class Broker implements AutoCloseable {
         volatile boolean gone;
         /** Set when it stepped back (its replacement is on the way), before {@link #gone}. */
         volatile boolean released;
+        /** Whether it has had a delivery: the broker made it the partition's active consumer. Its thread only. */
+        private boolean active;
         private final Cluster.EventHandler events;
 
         PartitionConsumer(Channel channel, int partition, Cluster.EventHandler events) {
@@ -484,6 +488,13 @@ final class Broker implements AutoCloseable {
             if (leaving.get(partition) == this) {
                 stepBack(this);
                 return;
+            }
+            if (!active) {
+                active = true;
+                Runnable r = gained;
+                if (r != null) {
+                    r.run(); // before anything of the partition is handled here
+                }
             }
             lastDelivery.set(partition, System.currentTimeMillis());
             Map<String, Object> h = props.getHeaders();

@@ -182,6 +182,16 @@ public final class Cluster implements AutoCloseable {
     }
 
     /**
+     * Runs {@code r} whenever this instance is given a partition (another instance held it, or none did), on the
+     * partition's thread, before the first of its events is handled here: what this instance writes for the
+     * partition's chats from then on must come after what the previous holder wrote (a shared seq taken anew).
+     * Set before {@link #start}.
+     */
+    public void onPartitionGained(Runnable r) {
+        broker.gained = r;
+    }
+
+    /**
      * Starts taking this instance's share of events (handled by {@code handler}) and the broadcasts of the others
      * ({@code broadcasts}, by kind; clustered events go to {@code bus}).
      */

@@ -130,7 +130,10 @@ class ClusterTest {
         java.util.concurrent.atomic.AtomicBoolean sending = new java.util.concurrent.atomic.AtomicBoolean(true);
         int keys = 16;
         int[] sent = new int[keys];
+        Map<String, java.util.concurrent.atomic.AtomicInteger> gained = new ConcurrentHashMap<>();
         Cluster first = join("a");
+        gained.put("a", new java.util.concurrent.atomic.AtomicInteger());
+        first.onPartitionGained(gained.get("a")::incrementAndGet);
         first.start(recording("a", handled), (k, b) -> { }, EventBus.builder().build());
         joined.add(first);
         Thread sender = Thread.ofVirtual().start(() -> { // events all along, so partitions move with events in flight
@@ -148,8 +151,11 @@ class ClusterTest {
         });
         assertThat(Await.until(Duration.ofSeconds(10), () -> first.partitionsHeld() == 8)).as("a alone holds all")
                 .isTrue();
+        assertThat(gained.get("a")).as("a was given each partition once").hasValue(8);
         for (String name : List.of("b", "c")) {
             Cluster c = join(name);
+            gained.put(name, new java.util.concurrent.atomic.AtomicInteger());
+            c.onPartitionGained(gained.get(name)::incrementAndGet);
             c.start(recording(name, handled), (k, b) -> { }, EventBus.builder().build());
             joined.add(c);
         }
@@ -170,6 +176,10 @@ class ClusterTest {
                 joined.get(0).partitionsHeld(), joined.get(1).partitionsHeld(), joined.get(2).partitionsHeld(),
                 joined.stream().mapToLong(c -> c.steppedBack()).sum());
         assertThat(spread).as("8 partitions over 3 instances: 2 or 3 each").isTrue();
+        for (int i = 1; i < 3; i++) {
+            assertThat(gained.get(List.of("a", "b", "c").get(i)).get()).as("told of each partition it was given")
+                    .isGreaterThanOrEqualTo(joined.get(i).partitionsHeld());
+        }
         int total = java.util.Arrays.stream(sent).sum();
         assertThat(Await.until(Duration.ofSeconds(30), () -> handled.size() >= total)).isTrue();
         Thread.sleep(300);

@@ -190,7 +190,10 @@ public final class PulseBusServer implements AutoCloseable {
                     .maxAge(Duration.ofDays(config.maxAgeDays())).overflowWait(Duration.ZERO)
                     .spillDirectory(config.dataDir().resolve("spill")).meterRegistry(registry);
             if (cluster != null) {
-                tb.seqSource(storage.sharedSeq()); // every instance writes to the one database
+                dev.pulsebus.storage.SharedSeq seq = storage.sharedSeq(); // every instance writes to the one database
+                tb.seqSource(seq);
+                // a chat moving here: its next records must come after those its previous holder wrote
+                cluster.onPartitionGained(seq::renew);
             }
             this.transcripts = tb.build();
             opened.add("transcripts", left -> transcripts.close(Duration.ofNanos(left - reserve(left))));

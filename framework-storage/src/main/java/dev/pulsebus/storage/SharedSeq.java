@@ -9,18 +9,29 @@ import java.util.function.LongSupplier;
  * Transcript seqs from a database sequence, {@code pulsebus_transcript_seq}, so that every instance writing to
  * one database takes seqs that no other takes. Made when first asked for, starting after the highest stored seq
  * (and moved past it when records were stored without it). PostgreSQL and MariaDB; not SQLite (one process) nor
- * MySQL (no sequences). One round trip per seq, on a kept session.
+ * MySQL (no sequences).
+ *
+ * <p>Taken {@value #BLOCK} at a time, in one round trip, and handed out in ascending order: one instance's seqs
+ * always grow, but another instance may be handing out lower ones meanwhile. Where one instance takes over what
+ * another wrote (a cluster's room moving to another instance) and its seqs must come after the other's,
+ * {@link #renew} first: the next seq then comes from the database, after every seq taken until then.
  */
-final class SharedSeq implements LongSupplier {
+public final class SharedSeq implements LongSupplier {
+
+    /** Seqs taken from the database in one round trip. */
+    static final int BLOCK = 32;
 
     private final SessionPool sessions;
     private final StorageHealth health;
-    private final String next;
+    private final String block;
+    private final long[] taken = new long[BLOCK];
+    private int next;
+    private int size;
 
-    private SharedSeq(SessionPool sessions, StorageHealth health, String next) {
+    private SharedSeq(SessionPool sessions, StorageHealth health, String block) {
         this.sessions = sessions;
         this.health = health;
-        this.next = next;
+        this.block = block;
     }
 
     static SharedSeq open(SessionPool sessions, StorageHealth health, Dialect dialect, String url) throws SQLException {
@@ -52,22 +63,44 @@ final class SharedSeq implements LongSupplier {
         } finally {
             sessions.release(s, failed);
         }
-        return new SharedSeq(sessions, health, next);
+        return new SharedSeq(sessions, health, pg
+                ? "SELECT nextval('pulsebus_transcript_seq') FROM generate_series(1, " + BLOCK + ")"
+                : "SELECT NEXTVAL(pulsebus_transcript_seq) FROM seq_1_to_" + BLOCK);
     }
 
     /** The next seq; throws {@link StorageException} when the database does not answer. */
     @Override
-    public long getAsLong() {
+    public synchronized long getAsLong() {
+        if (next == size) {
+            take();
+        }
+        return taken[next++];
+    }
+
+    /** Forgets the seqs taken ahead: the next one is taken from the database, after every seq taken until now. */
+    public synchronized void renew() {
+        next = 0;
+        size = 0;
+    }
+
+    private void take() {
         Session s = null;
         boolean failed = true;
         try {
             s = sessions.borrow();
-            try (ResultSet rs = s.prepare(next).executeQuery()) {
-                rs.next();
-                long seq = rs.getLong(1);
-                failed = false;
-                return seq;
+            int n = 0;
+            try (ResultSet rs = s.prepare(block).executeQuery()) {
+                while (rs.next() && n < BLOCK) {
+                    taken[n++] = rs.getLong(1);
+                }
             }
+            if (n == 0) {
+                throw new SQLException("the sequence gave no value");
+            }
+            java.util.Arrays.sort(taken, 0, n);
+            next = 0;
+            size = n;
+            failed = false;
         } catch (SQLException e) {
             health.failed(e);
             throw new StorageException("no transcript seq: the database does not answer (" + e.getMessage() + ")", e);

@@ -89,7 +89,7 @@ public final class Storage implements AutoCloseable {
      *
      * @throws StorageException on SQLite or MySQL, or when the database does not answer
      */
-    public java.util.function.LongSupplier sharedSeq() {
+    public SharedSeq sharedSeq() {
         try {
             return SharedSeq.open(sessions, health, dialect, dataSource.getJdbcUrl() == null ? "" : dataSource.getJdbcUrl());
         } catch (java.sql.SQLException e) {

@@ -49,6 +49,38 @@ class SharedSeqTest {
     }
 
     @Test
+    void renewedOnPostgresqlTheNextSeqComesAfterEveryOneTakenElsewhere() throws Exception {
+        checkRenew(Backend.POSTGRESQL);
+    }
+
+    @Test
+    void renewedOnMariadbTheNextSeqComesAfterEveryOneTakenElsewhere() throws Exception {
+        checkRenew(Backend.MYSQL);
+    }
+
+    /**
+     * Seqs are taken in blocks: each instance's grow, but one may hand out seqs lower than another's last. After
+     * {@link SharedSeq#renew} (a chat moving to this instance), the next comes after all taken anywhere.
+     */
+    private static void checkRenew(Backend backend) throws Exception {
+        try (Backend.Place place = backend.newPlace(); Storage one = place.open(); Storage two = place.open()) {
+            SharedSeq a = one.sharedSeq();
+            SharedSeq b = two.sharedSeq();
+            long first = a.getAsLong(); // a holds a block
+            long last = 0;
+            for (int i = 0; i < 3 * SharedSeq.BLOCK; i++) {
+                long seq = b.getAsLong();
+                assertThat(seq).as("one instance's seqs grow").isGreaterThan(last);
+                last = seq;
+            }
+            long stale = a.getAsLong();
+            assertThat(stale).as("from a's block, taken before b's").isGreaterThan(first).isLessThan(last);
+            a.renew();
+            assertThat(a.getAsLong()).as("after renew: after every seq b took").isGreaterThan(last);
+        }
+    }
+
+    @Test
     void sqliteCannotShareItsSeq() throws Exception {
         try (Backend.Place place = Backend.SQLITE.newPlace(); Storage s = place.open()) {
             assertThatThrownBy(s::sharedSeq).isInstanceOf(StorageException.class).hasMessageContaining("PostgreSQL or MariaDB");

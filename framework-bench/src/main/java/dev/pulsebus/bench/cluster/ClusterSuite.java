@@ -140,7 +140,7 @@ public final class ClusterSuite implements Suite {
         String ns = "pulsebus-bench-" + suffix;
         String previous = System.getProperty("pulsebus.cluster.namespace");
         System.setProperty("pulsebus.cluster.namespace", ns);
-        int warm = options.quick() ? 500 : 2500;
+        int warm = options.quick() ? 500 : 10_000; // 20 s: three servers in one JVM compile long
         int perRound = options.quick() ? 1000 : 2500;
         int rounds = options.quick() ? 1 : 3;
         List<Histogram> ours = new ArrayList<>();
