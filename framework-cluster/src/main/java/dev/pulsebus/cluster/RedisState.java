@@ -17,6 +17,7 @@ import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -42,64 +43,96 @@ final class RedisState implements SharedControls, AutoCloseable {
     static final long PROBE_MILLIS = 250;
     static final int PING_EVERY = 4;
 
-    /** KEYS[1] hash {l: last grant, p: the grant before, t: the block whose refusal was told}; ARGV now, window. */
-    private static final String COOLDOWN = """
-            local now = tonumber(ARGV[1]); local win = tonumber(ARGV[2])
-            local last = redis.call('HGET', KEYS[1], 'l')
-            local ttl = string.format('%d', win * 2)
-            if not last then
-              redis.call('HSET', KEYS[1], 'l', ARGV[1], 'p', '')
-              redis.call('PEXPIRE', KEYS[1], ttl)
-              return -1
-            end
-            local untl = tonumber(last) + win
-            if now >= untl then
-              redis.call('HSET', KEYS[1], 'p', last, 'l', ARGV[1])
-              redis.call('PEXPIRE', KEYS[1], ttl)
-              return -1
-            end
-            local told = redis.call('HGET', KEYS[1], 't')
-            if told and tonumber(told) == untl then return -2 end
-            redis.call('HSET', KEYS[1], 't', string.format('%d', untl))
-            return untl - now
-            """;
     private static final String COOLDOWN_RELEASE = """
             local p = redis.call('HGET', KEYS[1], 'p')
             if p and p ~= '' then redis.call('HSET', KEYS[1], 'l', p) else redis.call('DEL', KEYS[1]) end
             return 1
             """;
-    /** KEYS[1] sorted set of grant times, KEYS[2] the told block; ARGV now, window, limit, a unique member. */
-    private static final String RATE_LIMIT = """
-            local now = tonumber(ARGV[1]); local win = tonumber(ARGV[2]); local lim = tonumber(ARGV[3])
-            redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%d', now - win))
-            if redis.call('ZCARD', KEYS[1]) < lim then
-              redis.call('ZADD', KEYS[1], ARGV[1], ARGV[4])
-              redis.call('PEXPIRE', KEYS[1], ARGV[2])
-              return -1
-            end
-            local untl = tonumber(redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2]) + win
-            local told = redis.call('GET', KEYS[2])
-            if told and tonumber(told) == untl then return -2 end
-            redis.call('SET', KEYS[2], string.format('%d', untl), 'PX', ARGV[2])
-            return untl - now
-            """;
-    /** KEYS[1] the count of the period, KEYS[2] the told block; ARGV limit, period end, now. */
-    private static final String QUOTA = """
-            local lim = tonumber(ARGV[1]); local untl = tonumber(ARGV[2]); local now = tonumber(ARGV[3])
-            local used = tonumber(redis.call('GET', KEYS[1]) or '0')
-            if used < lim then
-              redis.call('INCR', KEYS[1])
-              redis.call('PEXPIRE', KEYS[1], string.format('%d', untl - now + 86400000))
-              return -1
-            end
-            local told = redis.call('GET', KEYS[2])
-            if told and tonumber(told) == untl then return -2 end
-            redis.call('SET', KEYS[2], ARGV[2], 'PX', string.format('%d', untl - now + 86400000))
-            return untl - now
-            """;
     private static final String QUOTA_RELEASE = """
             if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then redis.call('DECR', KEYS[1]) end
             return 1
+            """;
+
+    /**
+     * The controls of one call ({@link #acquireAll}) in one script, each as its own script decides it: KEYS two per
+     * ask (its key, its told block); ARGV now, then four per ask: {@code c} window, or {@code r} window, limit,
+     * member, or {@code q} limit, period end. At the first refusal the grants before it are taken back; returns
+     * {refused ask's index from 0, its answer}, or {-1, -1} when all were granted.
+     */
+    private static final String ALL = """
+            local now = tonumber(ARGV[1])
+            local function cooldown(k, win)
+              local last = redis.call('HGET', k, 'l')
+              local ttl = string.format('%d', win * 2)
+              if not last then
+                redis.call('HSET', k, 'l', ARGV[1], 'p', '')
+                redis.call('PEXPIRE', k, ttl)
+                return -1
+              end
+              local untl = tonumber(last) + win
+              if now >= untl then
+                redis.call('HSET', k, 'p', last, 'l', ARGV[1])
+                redis.call('PEXPIRE', k, ttl)
+                return -1
+              end
+              local told = redis.call('HGET', k, 't')
+              if told and tonumber(told) == untl then return -2 end
+              redis.call('HSET', k, 't', string.format('%d', untl))
+              return untl - now
+            end
+            local function rate(k, toldKey, winArg, lim, member)
+              local win = tonumber(winArg)
+              redis.call('ZREMRANGEBYSCORE', k, '-inf', string.format('%d', now - win))
+              if redis.call('ZCARD', k) < lim then
+                redis.call('ZADD', k, ARGV[1], member)
+                redis.call('PEXPIRE', k, winArg)
+                return -1
+              end
+              local untl = tonumber(redis.call('ZRANGE', k, 0, 0, 'WITHSCORES')[2]) + win
+              local told = redis.call('GET', toldKey)
+              if told and tonumber(told) == untl then return -2 end
+              redis.call('SET', toldKey, string.format('%d', untl), 'PX', winArg)
+              return untl - now
+            end
+            local function quota(k, toldKey, lim, untlArg)
+              local untl = tonumber(untlArg)
+              local keep = string.format('%d', untl - now + 86400000)
+              local used = tonumber(redis.call('GET', k) or '0')
+              if used < lim then
+                redis.call('INCR', k)
+                redis.call('PEXPIRE', k, keep)
+                return -1
+              end
+              local told = redis.call('GET', toldKey)
+              if told and tonumber(told) == untl then return -2 end
+              redis.call('SET', toldKey, untlArg, 'PX', keep)
+              return untl - now
+            end
+            local function undo(i)
+              local t = ARGV[2 + i * 4]; local k = KEYS[1 + i * 2]
+              if t == 'c' then
+                local p = redis.call('HGET', k, 'p')
+                if p and p ~= '' then redis.call('HSET', k, 'l', p) else redis.call('DEL', k) end
+              elseif t == 'r' then
+                redis.call('ZREM', k, ARGV[5 + i * 4])
+              elseif tonumber(redis.call('GET', k) or '0') > 0 then
+                redis.call('DECR', k)
+              end
+            end
+            local n = (#ARGV - 1) / 4
+            for i = 0, n - 1 do
+              local t = ARGV[2 + i * 4]; local a = ARGV[3 + i * 4]; local b = ARGV[4 + i * 4]
+              local k = KEYS[1 + i * 2]; local toldKey = KEYS[2 + i * 2]
+              local r
+              if t == 'c' then r = cooldown(k, tonumber(a))
+              elseif t == 'r' then r = rate(k, toldKey, a, tonumber(b), ARGV[5 + i * 4])
+              else r = quota(k, toldKey, tonumber(a), b) end
+              if r ~= -1 then
+                for j = i - 1, 0, -1 do undo(j) end
+                return {i, r}
+              end
+            end
+            return {-1, -1}
             """;
 
     private final String prefix;
@@ -218,21 +251,71 @@ final class RedisState implements SharedControls, AutoCloseable {
 
     @Override
     public long cooldown(String key, long windowMillis, long now) {
-        return eval(COOLDOWN, new String[] {key("cd", key)}, Long.toString(now), Long.toString(windowMillis));
+        return one(new Ask("cooldown", key, 0, windowMillis, "", 0), now);
     }
 
     @Override
     public long rateLimit(String key, int limit, long windowMillis, long now) {
-        String k = key("rl", key);
-        return eval(RATE_LIMIT, new String[] {k, k + ":told"}, Long.toString(now), Long.toString(windowMillis),
-                Integer.toString(limit), member + members.incrementAndGet());
+        return one(new Ask("rate_limit", key, limit, windowMillis, "", 0), now);
     }
 
     @Override
     public long quota(String key, String periodKey, int limit, long periodEndMillis, long now) {
-        String k = key("q", key + "\u0000" + periodKey);
-        return eval(QUOTA, new String[] {k, k + ":told"}, Integer.toString(limit), Long.toString(periodEndMillis),
-                Long.toString(now));
+        return one(new Ask("quota", key, limit, 0, periodKey, periodEndMillis), now);
+    }
+
+    /** One control alone: {@link #ALL} with one ask ({@link Decision#answer} is the answer in each case). */
+    private long one(Ask ask, long now) {
+        return acquireAll(new Ask[] {ask}, now).answer();
+    }
+
+    /** Every control of one call in one script: one round trip (see {@link #ALL}). */
+    @Override
+    public Decision acquireAll(Ask[] asks, long now) {
+        RedisCommands<String, String> r = commands();
+        if (r == null) {
+            return Decision.NOT_ANSWERED;
+        }
+        String[] keys = new String[asks.length * 2];
+        String[] args = new String[1 + asks.length * 4];
+        args[0] = Long.toString(now);
+        for (int i = 0; i < asks.length; i++) {
+            Ask a = asks[i];
+            String k;
+            switch (a.control()) {
+                case "cooldown" -> {
+                    k = key("cd", a.key());
+                    fill(args, i, "c", Long.toString(a.windowMillis()), "", "");
+                }
+                case "rate_limit" -> {
+                    k = key("rl", a.key());
+                    fill(args, i, "r", Long.toString(a.windowMillis()), Integer.toString(a.limit()),
+                            member + members.incrementAndGet());
+                }
+                case "quota" -> {
+                    k = key("q", a.key() + "\u0000" + a.periodKey());
+                    fill(args, i, "q", Integer.toString(a.limit()), Long.toString(a.periodEndMillis()), "");
+                }
+                default -> throw new IllegalArgumentException("no control " + a.control());
+            }
+            keys[i * 2] = k;
+            keys[i * 2 + 1] = k + ":told";
+        }
+        try {
+            List<Object> answer = r.eval(ALL, ScriptOutputType.MULTI, keys, args);
+            int refused = ((Long) answer.get(0)).intValue();
+            return refused < 0 ? Decision.ALL_GRANTED : new Decision(refused, (Long) answer.get(1));
+        } catch (RedisException e) {
+            down(e);
+            return Decision.NOT_ANSWERED;
+        }
+    }
+
+    private static void fill(String[] args, int ask, String type, String a, String b, String c) {
+        args[1 + ask * 4] = type;
+        args[2 + ask * 4] = a;
+        args[3 + ask * 4] = b;
+        args[4 + ask * 4] = c;
     }
 
     @Override

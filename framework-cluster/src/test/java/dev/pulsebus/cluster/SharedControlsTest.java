@@ -154,6 +154,31 @@ class SharedControlsTest {
         assertThat(r.get(1).route(new Msg("/draw 4", "ann"))).isEqualTo(Outcome.OK);
     }
 
+    /**
+     * A cooldown and a rate limit of one command, decided together in one script: a cooldown refusal takes none of
+     * the rate limit; a rate-limit refusal gives the cooldown back; the refusal told once, across instances.
+     */
+    @Test
+    void aCooldownAndARateLimitAreDecidedTogetherAndARefusalGivesTheEarlierGrantBack() {
+        List<CommandRouter> r = routers(Servers.REDIS_PORT, Command.named("spin")
+                .cooldown(Duration.ofMinutes(10), Scope.USER).rateLimit(3, Duration.ofMinutes(1), Scope.GLOBAL)
+                .handler(call -> call.reply("spun")));
+        assertThat(r.get(0).route(new Msg("/spin", "ann"))).isEqualTo(Outcome.OK);
+        assertThat(r.get(1).route(new Msg("/spin", "ann"))).as("ann's cooldown, on another instance")
+                .isEqualTo(Outcome.COOLDOWN);
+        assertThat(r.get(2).route(new Msg("/spin", "bob"))).isEqualTo(Outcome.OK);
+        assertThat(r.get(0).route(new Msg("/spin", "cy"))).as("ann's refused call took no rate").isEqualTo(Outcome.OK);
+        Msg dan = new Msg("/spin", "dan");
+        assertThat(r.get(1).route(dan)).isEqualTo(Outcome.RATE_LIMITED);
+        assertThat(dan.replies).singleElement().asString().contains("/spin");
+        Msg eve = new Msg("/spin", "eve");
+        assertThat(r.get(2).route(eve)).isEqualTo(Outcome.RATE_LIMITED);
+        assertThat(eve.replies).as("told once for the block, across instances").isEmpty();
+        clock.advance(Duration.ofMinutes(1));
+        assertThat(r.get(0).route(new Msg("/spin", "dan"))).as("dan's cooldown was given back").isEqualTo(Outcome.OK);
+        assertThat(r.get(1).route(new Msg("/spin", "ann"))).as("ann's cooldown holds").isEqualTo(Outcome.COOLDOWN);
+    }
+
     @Test
     void aRedisOutageFallsBackToTheLocalTablesAndSharingResumesWhenItIsBack() throws Exception {
         try (TcpProxy proxy = new TcpProxy(Servers.REDIS_PORT)) {

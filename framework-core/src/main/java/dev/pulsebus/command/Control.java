@@ -61,8 +61,29 @@ abstract sealed class Control permits Cooldown, RateLimit, Quota {
         }
     }
 
+    /**
+     * Decides every one of {@code controls} (a command's, in order) for {@code source} in the shared store at
+     * once ({@link SharedControls#acquireAll}: one round trip where the store can); null when they are not
+     * shared. An answer of {@link SharedControls#UNAVAILABLE}: the store cannot answer, nothing was granted there.
+     */
+    static SharedControls.@Nullable Decision acquireShared(Control[] controls, CommandSource source, long now) {
+        SharedControls s = controls[0].shared;
+        if (s == null) {
+            return null;
+        }
+        SharedControls.Ask[] asks = new SharedControls.Ask[controls.length];
+        for (int i = 0; i < controls.length; i++) {
+            Control c = controls[i];
+            asks[i] = c.ask(c.path + '\u0000' + c.scope.keyOf(source), now);
+        }
+        return s.acquireAll(asks, now);
+    }
+
     /** {@link #acquire} in the shared store: its answer, or {@link SharedControls#UNAVAILABLE}. */
     abstract long askShared(SharedControls shared, String sharedKey, long now);
+
+    /** This control's rule for {@code sharedKey} at {@code now}, for {@link SharedControls#acquireAll}. */
+    abstract SharedControls.Ask ask(String sharedKey, long now);
 
     /** The calendar period a quota counts in at {@code now}; empty for the other controls. */
     String periodKey(long now) {

@@ -46,6 +46,11 @@ final class Cooldown extends Control {
     }
 
     @Override
+    SharedControls.Ask ask(String sharedKey, long now) {
+        return new SharedControls.Ask(label, sharedKey, 0, windowMillis, "", 0);
+    }
+
+    @Override
     void release(String key) {
         synchronized (table) {
             State s = table.get(key);

@@ -225,7 +225,20 @@ final class DefaultCommandRouter implements CommandRouter {
         }
         Control[] controls = e.controls;
         int granted = 0;
-        if (controls.length > 0) {
+        if (controls.length > 1) { // shared: decided in one go (one round trip to Redis instead of one each)
+            long now = clock.millis();
+            SharedControls.Decision d = Control.acquireShared(controls, source, now);
+            if (d != null && d.answer() != SharedControls.UNAVAILABLE) {
+                if (d.refused() >= 0) { // the grants before it were taken back in the store
+                    Control c = controls[d.refused()];
+                    String answer = d.answer() == Control.SILENT ? null
+                            : c.refusal(call.messages(), shownPrefix + e.path, d.answer());
+                    return refuse(e, call, c.outcome, answer);
+                }
+                granted = controls.length;
+            }
+        }
+        if (granted < controls.length) {
             long now = clock.millis();
             for (; granted < controls.length; granted++) {
                 Control c = controls[granted];

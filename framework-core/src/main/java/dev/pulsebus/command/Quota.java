@@ -67,6 +67,13 @@ final class Quota extends Control {
     }
 
     @Override
+    SharedControls.Ask ask(String sharedKey, long now) {
+        Instant at = Instant.ofEpochMilli(now);
+        return new SharedControls.Ask(label, sharedKey, limit, 0, period.start(at, zone).toString(),
+                period.endMillis(at, zone));
+    }
+
+    @Override
     String periodKey(long now) {
         return period.start(Instant.ofEpochMilli(now), zone).toString();
     }

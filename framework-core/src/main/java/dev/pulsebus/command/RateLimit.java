@@ -73,6 +73,11 @@ final class RateLimit extends Control {
     }
 
     @Override
+    SharedControls.Ask ask(String sharedKey, long now) {
+        return new SharedControls.Ask(label, sharedKey, limit, windowMillis, "", 0);
+    }
+
+    @Override
     void release(String key) {
         synchronized (table) {
             State s = table.get(key);

@@ -43,7 +43,7 @@ import org.HdrHistogram.Recorder;
  * its own connections), every event handled once and each key's events checked to arrive in order; beside
  * {@code single_instance}, the same events through one instance's own ordered lanes with no broker.</li>
  * <li>{@code cluster.control_check}: a command with a cooldown and a rate limit routed with its controls decided
- * in Redis (two Lua scripts per call), 16 callers at once on one connection (Lettuce pipelines them); beside
+ * in Redis (one Lua script per call for both), 16 callers at once on one connection (Lettuce pipelines them); beside
  * {@code local_table}, the same router deciding on its own tables.</li>
  * <li>{@code cluster.e2e_roundtrip}: two servers in this JVM as one cluster on a PostgreSQL schema of the run's
  * own, {@code /echo n} said on A at 500/s until its reply reaches a poll on B.</li>
@@ -420,7 +420,7 @@ public final class ClusterSuite implements Suite {
             return ServerFixture.row("cluster", "cluster.control_check", "ops/s", rate, h, null,
                     ServerFixture.peers("local_table", (Double) localResult[0]), String.format(Locale.ROOT,
                             "a command with a cooldown and a rate limit (USER scope, 1024 users), routed by %d callers"
-                                    + " at once for %d s with its controls in Redis (two Lua scripts per call on one"
+                                    + " at once for %d s with its controls in Redis (one Lua script per call for both, on one"
                                     + " connection, pipelined by Lettuce); latency per routed call; local_table: the"
                                     + " same router on its own tables (p99 %s); target >= 20 k ops/s: %s",
                             callers, measure.toSeconds(), ServerFixture.us((Histogram) localResult[1], 99),
