@@ -1,17 +1,14 @@
 package dev.pulsebus.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.pulsebus.cluster.Cluster;
 import dev.pulsebus.cluster.ClusterEvents;
 import dev.pulsebus.module.BotModule;
 import dev.pulsebus.module.ModuleContext;
 import dev.pulsebus.testing.Await;
+import dev.pulsebus.testing.Listening;
 import dev.pulsebus.testing.PostgresSchema;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -55,14 +52,8 @@ class ClusterEventsTest {
 
     @Test
     void aClusteredEventOfAModuleReachesTheOtherServersBus() throws Exception {
-        for (int port : new int[] {5672, 6379}) {
-            try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
-            } catch (IOException e) {
-                System.err.println("[pulsebus] ClusterEventsTest skipped: nothing at 127.0.0.1:" + port);
-                assumeTrue(false, "no RabbitMQ or Redis at 127.0.0.1:" + port);
-            }
-        }
+        Listening.require("ClusterEventsTest", "RabbitMQ", 5672);
+        Listening.require("ClusterEventsTest", "Redis", 6379);
         String ns = "pulsebus-test-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
         System.setProperty("pulsebus.cluster.namespace", ns);
         try (PostgresSchema schema = PostgresSchema.create("ClusterEventsTest")) {

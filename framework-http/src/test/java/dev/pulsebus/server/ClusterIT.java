@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.pulsebus.cluster.Cluster;
 import dev.pulsebus.internal.Json;
 import dev.pulsebus.testing.Await;
+import dev.pulsebus.testing.Listening;
 import dev.pulsebus.testing.PostgresSchema;
 import dev.pulsebus.testing.TcpProxy;
 import java.io.IOException;
@@ -55,8 +56,8 @@ class ClusterIT {
 
     @BeforeAll
     void start() throws Exception {
-        TestCluster.require("ClusterIT", "RabbitMQ", 5672);
-        TestCluster.require("ClusterIT", "Redis", 6379);
+        Listening.require("ClusterIT", "RabbitMQ", 5672);
+        Listening.require("ClusterIT", "Redis", 6379);
         schema = PostgresSchema.create("ClusterIT");
         dir = Files.createTempDirectory("pulsebus-cluster-it");
         redis = new TcpProxy(6379);

@@ -1,12 +1,9 @@
 package dev.pulsebus.server;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.pulsebus.cluster.Cluster;
+import dev.pulsebus.testing.Listening;
 import dev.pulsebus.testing.PostgresSchema;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -38,23 +35,13 @@ public final class TestCluster implements AutoCloseable {
 
     /** @param who the test, named in the line a skip prints */
     public TestCluster(String who) {
-        require(who, "RabbitMQ", 5672);
-        require(who, "Redis", 6379);
+        Listening.require(who, "RabbitMQ", 5672);
+        Listening.require(who, "Redis", 6379);
         this.schema = PostgresSchema.create(who);
         this.namespace = "pulsebus-" + who.toLowerCase(java.util.Locale.ROOT) + "-"
                 + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
         this.previous = System.getProperty("pulsebus.cluster.namespace");
         System.setProperty("pulsebus.cluster.namespace", namespace);
-    }
-
-    /** Skips the calling test {@code who}, saying why, unless something listens on 127.0.0.1:{@code port}. */
-    static void require(String who, String what, int port) {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
-        } catch (IOException e) {
-            System.err.println("[pulsebus] " + who + " skipped: no " + what + " at 127.0.0.1:" + port + " (" + e + ")");
-            assumeTrue(false, "no " + what + " at 127.0.0.1:" + port);
-        }
     }
 
     /** Starts instance {@code name}, its data under {@code dir}, with {@code toml} after the cluster's sections. */
