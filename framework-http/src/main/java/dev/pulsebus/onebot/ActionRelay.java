@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * partition is held). The action is broadcast; an instance with a connection of that bot that takes actions
  * claims it in Redis (so that one performs it when several have the bot), performs it and sends the response, or
  * the failure, back to the asking instance alone. No answer within {@code action_timeout_ms} fails the stage as a
- * timeout that says no instance answered.
+ * timeout that says no instance answered. The adapter relays only the actions of bots another instance has
+ * announced lately ({@link #reachableElsewhere(String)}), and refuses the others at once.
  *
  * <p>Every {@value #PRESENCE_MILLIS} ms each instance tells the others which bots are connected to it, so that
  * {@code /health} on an instance without a bot's connection shows the bot up while another instance has it.
@@ -42,8 +43,8 @@ final class ActionRelay {
     static final int MAX_PENDING = 10_000;
     /** How often an instance tells the others which bots are connected to it. */
     static final long PRESENCE_MILLIS = 2_000;
-    /** How long an instance's claim on a relayed action stays: longer than any wait for its answer. */
-    private static final long CLAIM_TTL_MILLIS = 600_000;
+    /** How long an instance's claim on a relayed action stays beyond the wait for its answer. */
+    private static final long CLAIM_MARGIN_MILLIS = 60_000;
 
     private final OneBotAdapter adapter;
     private final Cluster cluster;
@@ -119,7 +120,8 @@ final class ActionRelay {
      */
     boolean received(String kind, byte[] body) {
         if (kind.equals(requestKind)) {
-            perform(body);
+            // off the delivering thread, which also brings room messages and the answers says wait for
+            adapter.completions.execute(() -> perform(body));
             return true;
         }
         if (kind.equals(resultKind)) {
@@ -192,6 +194,17 @@ final class ActionRelay {
         return out;
     }
 
+    /** Whether bot {@code selfId} is connected to another instance (that said so lately). */
+    boolean reachableElsewhere(String selfId) {
+        long now = System.nanoTime();
+        for (Presence p : elsewhere.values()) {
+            if (now - p.untilNanos() < 0 && p.bots().contains(selfId)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** A number that changes whenever {@link #reachableElsewhere} may have. */
     long state() {
         forgetSilent();
@@ -220,7 +233,7 @@ final class ActionRelay {
             badMessages.warn("A relayed OneBot action lacked its id, address or params: {}", request);
             return;
         }
-        if (!adapter.takesActionsHere(self) || !cluster.claim(adapter.platform() + ":" + id, CLAIM_TTL_MILLIS)) {
+        if (!adapter.takesActionsHere(self) || !cluster.claim(adapter.platform() + ":" + id, timeoutMillis + CLAIM_MARGIN_MILLIS)) {
             return; // another instance has the bot, or claimed the action first
         }
         adapter.metrics.relayedIn.increment();

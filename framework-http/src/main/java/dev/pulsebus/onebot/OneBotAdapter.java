@@ -271,7 +271,7 @@ public final class OneBotAdapter implements Adapter {
         Bots.Bot bot = bots.find(selfId);
         Link link = forward != null ? forward : http != null ? http : bot == null ? null : bot.link;
         ActionRelay r = relay;
-        if (link == null && mayRelay && r != null) {
+        if (link == null && mayRelay && r != null && r.reachableElsewhere(selfId)) {
             long start = System.nanoTime();
             CompletableFuture<JsonNode> result = r.call(selfId, action, params);
             result.whenComplete((v, e) -> metrics.action(index, outcome(e), start));
@@ -280,7 +280,7 @@ public final class OneBotAdapter implements Adapter {
         if (link == null) {
             metrics.action(index, OneBotMetrics.Outcome.REFUSED, 0);
             return CompletableFuture.failedFuture(OneBotActionException.refused(action, "bot " + selfId
-                    + " has no connection that takes actions"));
+                    + " has no connection that takes actions" + (r == null ? "" : ", here or on another instance")));
         }
         long start = System.nanoTime();
         CompletableFuture<JsonNode> result = link.call(action, params, selfId, bot == null ? null : bot.platform);

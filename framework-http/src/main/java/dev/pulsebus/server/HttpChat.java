@@ -59,6 +59,7 @@ final class HttpChat implements Adapter {
     /** In a cluster: where said messages are handled (one instance per room) and whom commits wake. */
     private final @Nullable Cluster cluster;
     private final int maxPending;
+    private final java.util.concurrent.Executor offLoop;
     /** Says handed to their room's holder, by id, until it answers (at most {@code maxPending}). */
     private final java.util.concurrent.ConcurrentHashMap<String, CompletableFuture<TranscriptRecord>> storing =
             new java.util.concurrent.ConcurrentHashMap<>();
@@ -68,17 +69,19 @@ final class HttpChat implements Adapter {
 
     HttpChat(TranscriptWriter transcripts, RoomHistory history, LongPollRooms polls, Clock clock, String instance,
              int maxPending) {
-        this(transcripts, history, polls, clock, instance, maxPending, null);
+        this(transcripts, history, polls, clock, instance, maxPending, null, Runnable::run);
     }
 
     /**
      * In a {@code cluster}: a said message goes through the broker to the instance that holds its room, which
      * stores it and answers this one (so one client's says to a room are handled, and stored, in the order it
      * made them, whichever instances took them), and every stored message wakes the polls of the other instances.
+     * Says are handed to the broker on {@code offLoop}, never on the I/O thread.
      */
     HttpChat(TranscriptWriter transcripts, RoomHistory history, LongPollRooms polls, Clock clock, String instance,
-             int maxPending, @Nullable Cluster cluster) {
+             int maxPending, @Nullable Cluster cluster, java.util.concurrent.Executor offLoop) {
         this.cluster = cluster;
+        this.offLoop = offLoop;
         this.maxPending = maxPending;
         this.transcripts = transcripts;
         this.history = history;
@@ -192,13 +195,15 @@ final class HttpChat implements Adapter {
         }
         CompletableFuture<TranscriptRecord> stored = new CompletableFuture<>();
         storing.put(id, stored);
-        c.dispatch(Cluster.ROOM_KIND, PLATFORM + "/" + room, id, body).whenComplete((v, failed) -> {
-            if (failed != null && storing.remove(id, stored)) {
-                stored.completeExceptionally(new IllegalStateException("the broker did not take it ("
-                        + (failed instanceof java.util.concurrent.CompletionException x && x.getCause() != null
-                        ? x.getCause() : failed).getMessage() + ")", failed));
-            }
-        });
+        // off the I/O thread: a publish waits for the channel, and for the broker when it blocks publishers
+        CompletableFuture.supplyAsync(() -> c.dispatch(Cluster.ROOM_KIND, PLATFORM + "/" + room, id, body), offLoop)
+                .thenCompose(confirmed -> confirmed).whenComplete((v, failed) -> {
+                    if (failed != null && storing.remove(id, stored)) {
+                        stored.completeExceptionally(new IllegalStateException("the broker did not take it ("
+                                + (failed instanceof java.util.concurrent.CompletionException x && x.getCause() != null
+                                ? x.getCause() : failed).getMessage() + ")", failed));
+                    }
+                });
         CompletableFuture.delayedExecutor(STORE_WAIT_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS).execute(() -> {
             if (storing.remove(id, stored)) {
                 stored.completeExceptionally(new Accepted(null, "handed to the bot, but not stored within "
@@ -215,6 +220,13 @@ final class HttpChat implements Adapter {
         TranscriptRecord record;
         try {
             o = Json.MAPPER.readTree(json);
+            if (o.has(FAILED)) {
+                CompletableFuture<TranscriptRecord> waiting = storing.remove(o.path("message_id").asText());
+                if (waiting != null) {
+                    waiting.completeExceptionally(new IllegalStateException(o.path(FAILED).asText()));
+                }
+                return;
+            }
             record = TranscriptRecord.fromJson(new String(json, StandardCharsets.UTF_8));
         } catch (java.io.IOException | IllegalArgumentException e) {
             LOG.warn("A room's holder answered a say with something unreadable: {}", e.toString());
@@ -297,6 +309,24 @@ final class HttpChat implements Adapter {
         return found;
     }
 
+    /** Tells the instance that took a say (at {@code to}) what became of it ({@link #ROOM_STORED}). */
+    private void answerTaker(@Nullable Cluster c, String to, com.fasterxml.jackson.databind.node.ObjectNode answer) {
+        if (c == null || to.isEmpty()) {
+            return;
+        }
+        try {
+            byte[] bytes = Json.MAPPER.writeValueAsBytes(answer);
+            if (to.equals(c.address())) {
+                storedByHolder(bytes); // said here
+            } else {
+                c.send(to, ROOM_STORED, bytes);
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            LOG.warn("The instance that took say {} was not told what became of it: {}",
+                    answer.path("message_id").asText(), e.toString());
+        }
+    }
+
     /** The say {@code messageId} of {@code room} when it is stored, among the room's newest records; else null. */
     private @Nullable TranscriptRecord storedAlready(String room, String messageId) {
         try {
@@ -340,6 +370,8 @@ final class HttpChat implements Adapter {
     private static final String TO = "to";
     /** In a holder's answer: the store is failing, the record is kept and stored later. */
     private static final String KEPT = "kept";
+    /** In a holder's answer: the say was not stored, and why (it is not handled either). */
+    private static final String FAILED = "failed";
 
     /** The broadcast kind of a message stored by another instance. */
     static final String ROOM_MESSAGE = "room";
@@ -377,6 +409,7 @@ final class HttpChat implements Adapter {
         boolean kept = false;
         TranscriptRecord r = Redelivery.current() ? storedAlready(room, said.messageId()) : null;
         if (r == null) {
+            RuntimeException failed;
             try {
                 r = transcripts.recordDurably(said.chat(), said.userId(), said.time(), said.messageId(), said.message(),
                         false, record -> {
@@ -392,31 +425,37 @@ final class HttpChat implements Adapter {
                             }
                             return record;
                         }).toCompletableFuture().get(STORE_WAIT_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+                failed = null;
             } catch (java.util.concurrent.ExecutionException e) {
-                if (!(e.getCause() instanceof dev.pulsebus.transcript.NotYetStoredException notYet)) {
-                    throw new IllegalStateException("say " + said.messageId() + " in room " + room + " was not stored",
-                            e.getCause());
+                if (e.getCause() instanceof dev.pulsebus.transcript.NotYetStoredException notYet) {
+                    r = notYet.record(); // the store is failing: kept, stored (and published) once it answers
+                    kept = true;
+                    failed = null;
+                } else {
+                    failed = new IllegalStateException("the message store failed: " + e.getCause(), e.getCause());
                 }
-                r = notYet.record(); // the store is failing: kept, stored (and published) once it answers
-                kept = true;
             } catch (java.util.concurrent.TimeoutException e) {
-                throw new IllegalStateException("say " + said.messageId() + " in room " + room + " was not stored "
-                        + "within " + STORE_WAIT_MILLIS + " ms", e);
+                failed = new IllegalStateException("the message store did not answer within " + STORE_WAIT_MILLIS
+                        + " ms (it may store it later, unanswered)", e);
+            } catch (RuntimeException e) { // no seq (the database does not answer), the writer closed or full
+                failed = new IllegalStateException("the message store failed: " + e.getMessage(), e);
+            }
+            if (failed != null) { // the instance that took it answers 503 now; the bot does not handle it
+                answerTaker(c, to, Json.MAPPER.createObjectNode().put(FAILED, String.valueOf(failed.getMessage()))
+                        .put("message_id", said.messageId()));
+                throw new IllegalStateException("say " + said.messageId() + " in room " + room + " was not stored",
+                        failed);
             }
         }
-        if (c != null && !to.isEmpty()) {
-            try {
-                byte[] answer = Json.MAPPER.writeValueAsBytes(((com.fasterxml.jackson.databind.node.ObjectNode)
-                        Json.MAPPER.readTree(r.toJson())).put(KEPT, kept));
-                if (to.equals(c.address())) {
-                    storedByHolder(answer); // said here
-                } else {
-                    c.send(to, ROOM_STORED, answer);
-                }
-            } catch (java.io.IOException e) {
-                LOG.warn("Say {} stored as seq {}, but the instance that took it was not told: {}", r.messageId(),
-                        r.seq(), e.toString());
-            }
+        if (r == null) { // stored, kept or thrown above: never
+            throw new IllegalStateException("say " + said.messageId() + " in room " + room + " has no record");
+        }
+        try {
+            answerTaker(c, to, ((com.fasterxml.jackson.databind.node.ObjectNode) Json.MAPPER.readTree(r.toJson()))
+                    .put(KEPT, kept));
+        } catch (java.io.IOException e) {
+            LOG.warn("Say {} stored as seq {}, but the instance that took it was not told: {}", r.messageId(),
+                    r.seq(), e.toString());
         }
         GroupMessage event = new GroupMessage(r.messageId(), r.time(), self, "", r.messageId(), r.message(), r.userId(),
                 r.chat().id(), null);

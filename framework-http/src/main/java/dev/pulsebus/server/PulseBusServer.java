@@ -205,7 +205,7 @@ public final class PulseBusServer implements AutoCloseable {
             String ids = cluster != null ? cluster.instance() + "-" + Long.toString(System.currentTimeMillis(), 36)
                     : instance;
             this.chat = new HttpChat(transcripts, rooms, polls, Clock.systemUTC(), ids, config.maxPendingMessages(),
-                    cluster);
+                    cluster, work);
             MessagePipeline.Builder pb = MessagePipeline.builder(bus).commands(commands).adapter(chat)
                     .transcripts(transcripts)
                     .recordWhen(c -> !HttpChat.PLATFORM.equals(c.platform())) // the http platform records its own

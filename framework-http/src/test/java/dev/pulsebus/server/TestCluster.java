@@ -46,6 +46,11 @@ public final class TestCluster implements AutoCloseable {
 
     /** Starts instance {@code name}, its data under {@code dir}, with {@code toml} after the cluster's sections. */
     public PulseBusServer start(Path dir, String name, String toml) throws Exception {
+        return start(dir, name, toml, 5432);
+    }
+
+    /** {@link #start(Path, String, String)} reaching PostgreSQL through {@code databasePort} (a proxy's). */
+    public PulseBusServer start(Path dir, String name, String toml, int databasePort) throws Exception {
         Path d = Files.createDirectories(dir.resolve(name));
         Path file = Files.writeString(d.resolve("pulsebus.toml"), """
                 [server]
@@ -57,7 +62,8 @@ public final class TestCluster implements AutoCloseable {
                 enabled = true
                 instance = "%s"
                 partitions = %d
-                """.formatted(d.resolve("data").toString().replace("\\", "/"), schema.jdbcUrl(), name, PARTITIONS)
+                """.formatted(d.resolve("data").toString().replace("\\", "/"), schema.jdbcUrl(databasePort), name,
+                PARTITIONS)
                 + toml);
         PulseBusServer s = PulseBusServer.start(ServerConfig.load(file, false, Map.of()));
         servers.add(s);

@@ -11,9 +11,10 @@ import java.util.function.LongSupplier;
  * (and moved past it when records were stored without it). PostgreSQL and MariaDB; not SQLite (one process) nor
  * MySQL (no sequences).
  *
- * <p>Taken {@value #BLOCK} at a time, in one round trip, and handed out in ascending order: one instance's seqs
- * always grow, but another instance may be handing out lower ones meanwhile. Where one instance takes over what
- * another wrote (a cluster's room moving to another instance) and its seqs must come after the other's,
+ * <p>Taken {@value #BLOCK} at a time, in one round trip, and handed out in ascending order within
+ * {@link #MAX_AGE_MILLIS} of being taken (older ones are dropped): one instance's seqs always grow, but another
+ * instance may be handing out lower ones meanwhile, taken at most that long ago. Where one instance takes over
+ * what another wrote (a cluster's room moving to another instance) and its seqs must come after the other's,
  * {@link #renew} first: the next seq then comes from the database, after every seq taken until then.
  */
 public final class SharedSeq implements LongSupplier {
@@ -24,9 +25,15 @@ public final class SharedSeq implements LongSupplier {
     private final SessionPool sessions;
     private final StorageHealth health;
     private final String block;
+    /** How long seqs taken ahead are handed out; older ones are dropped, so no seq is far behind the newest. */
+    static final long MAX_AGE_MILLIS = 100;
+
     private final long[] taken = new long[BLOCK];
     private int next;
     private int size;
+    private long takenAtNanos;
+    /** {@link #MAX_AGE_MILLIS}, in nanos (tests may lengthen it). */
+    long maxAgeNanos = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(MAX_AGE_MILLIS);
 
     private SharedSeq(SessionPool sessions, StorageHealth health, String block) {
         this.sessions = sessions;
@@ -71,7 +78,7 @@ public final class SharedSeq implements LongSupplier {
     /** The next seq; throws {@link StorageException} when the database does not answer. */
     @Override
     public synchronized long getAsLong() {
-        if (next == size) {
+        if (next == size || System.nanoTime() - takenAtNanos > maxAgeNanos) {
             take();
         }
         return taken[next++];
@@ -100,6 +107,7 @@ public final class SharedSeq implements LongSupplier {
             java.util.Arrays.sort(taken, 0, n);
             next = 0;
             size = n;
+            takenAtNanos = System.nanoTime();
             failed = false;
         } catch (SQLException e) {
             health.failed(e);

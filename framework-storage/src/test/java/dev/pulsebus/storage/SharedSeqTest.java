@@ -66,6 +66,7 @@ class SharedSeqTest {
         try (Backend.Place place = backend.newPlace(); Storage one = place.open(); Storage two = place.open()) {
             SharedSeq a = one.sharedSeq();
             SharedSeq b = two.sharedSeq();
+            a.maxAgeNanos = Long.MAX_VALUE; // however slow the machine, a keeps its block until renewed
             long first = a.getAsLong(); // a holds a block
             long last = 0;
             for (int i = 0; i < 3 * SharedSeq.BLOCK; i++) {
@@ -77,6 +78,18 @@ class SharedSeqTest {
             assertThat(stale).as("from a's block, taken before b's").isGreaterThan(first).isLessThan(last);
             a.renew();
             assertThat(a.getAsLong()).as("after renew: after every seq b took").isGreaterThan(last);
+        }
+    }
+
+    @Test
+    void seqsTakenAheadAreDroppedOnceOld() throws Exception {
+        try (Backend.Place place = Backend.POSTGRESQL.newPlace(); Storage one = place.open(); Storage two = place.open()) {
+            SharedSeq a = one.sharedSeq();
+            SharedSeq b = two.sharedSeq();
+            a.getAsLong();
+            long newest = b.getAsLong();
+            Thread.sleep(SharedSeq.MAX_AGE_MILLIS + 50);
+            assertThat(a.getAsLong()).as("a's block was too old: taken anew").isGreaterThan(newest);
         }
     }
 
