@@ -48,6 +48,8 @@ final class Broker implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Broker.class);
     static final long PING_MILLIS = 2_000;
+    /** How long {@link #close} waits for the events being handled to finish. */
+    static final long DRAIN_MILLIS = 3_000;
     /**
      * Events a partition's queue holds at most (its holder down or behind); past it the broker refuses new ones
      * ({@code reject-publish}): the dispatch fails, the say gets 503, counted in {@link #refused}.
@@ -81,6 +83,8 @@ final class Broker implements AutoCloseable {
     private volatile @Nullable Thread pinger;
     private volatile @Nullable Thread balancer;
     private volatile boolean closed;
+    /** Events being handled now, on any partition's thread ({@link #close} lets them finish). */
+    private final java.util.concurrent.atomic.AtomicInteger handling = new java.util.concurrent.atomic.AtomicInteger();
     /** Run when this instance is given a partition, before its first event is handled here. */
     volatile @Nullable Runnable gained;
     /** This instance's broadcast queue, which {@link #send} reaches directly. */
@@ -504,6 +508,18 @@ final class Broker implements AutoCloseable {
                 getChannel().basicAck(envelope.getDeliveryTag(), false);
                 return;
             }
+            handling.incrementAndGet();
+            try {
+                if (!closed) { // leaving: what is not begun goes back, unacknowledged, to the next holder
+                    handle(envelope, props, h, kind, body);
+                }
+            } finally {
+                handling.decrementAndGet();
+            }
+        }
+
+        private void handle(Envelope envelope, AMQP.BasicProperties props, @Nullable Map<String, Object> h,
+                            String kind, byte[] body) throws IOException {
             String id = props.getMessageId();
             boolean redelivered = envelope.isRedeliver();
             boolean copy = h != null && h.containsKey(COPY);
@@ -549,6 +565,17 @@ final class Broker implements AutoCloseable {
         for (Thread t : new Thread[] {pinger, balancer}) {
             if (t != null) {
                 t.interrupt();
+            }
+        }
+        // The events being handled finish and are acknowledged first (up to DRAIN_MILLIS): closed now, the
+        // connection would give them to the next holder, which would handle them again.
+        long by = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(DRAIN_MILLIS);
+        while (handling.get() > 0 && System.nanoTime() < by) {
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
             }
         }
         try {

@@ -193,6 +193,40 @@ class ClusterTest {
         }
     }
 
+    /**
+     * An instance that leaves (SIGTERM) finishes and acknowledges the event it is handling before it closes its
+     * connection: the next holder does not get it again.
+     */
+    @Test
+    void anInstanceThatLeavesFinishesTheEventItIsHandlingFirst() throws Exception {
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        List<String> onA = new CopyOnWriteArrayList<>();
+        Cluster a = join("a");
+        a.start((kind, body, redelivered) -> {
+            onA.add(new String(body, StandardCharsets.UTF_8));
+            started.countDown();
+            release.await(10, TimeUnit.SECONDS);
+        }, (k, b) -> { }, EventBus.builder().build());
+        assertThat(Await.until(Duration.ofSeconds(10), () -> a.partitionsHeld() == 8)).as("a holds all").isTrue();
+        a.dispatch("t", "chat", "leaving-1", body("chat", 1)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        assertThat(started.await(10, TimeUnit.SECONDS)).as("a handles it").isTrue();
+        List<String> onB = new CopyOnWriteArrayList<>();
+        Cluster b = join("b");
+        b.start((kind, body, redelivered) -> onB.add(new String(body, StandardCharsets.UTF_8)), (k, x) -> { },
+                EventBus.builder().build());
+        Thread leaving = Thread.ofVirtual().start(a::close);
+        Thread.sleep(300);
+        release.countDown(); // the event a is handling ends now
+        leaving.join(10_000);
+        open.remove(a); // closed
+        assertThat(Await.until(Duration.ofSeconds(10), () -> b.partitionsHeld() == 8)).as("b took over").isTrue();
+        b.dispatch("t", "chat", "after-1", body("chat", 2)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        assertThat(Await.until(Duration.ofSeconds(10), () -> onB.contains("chat 2"))).isTrue();
+        assertThat(onA).containsExactly("chat 1");
+        assertThat(onB).as("the event a finished is not handled again").containsExactly("chat 2");
+    }
+
     @Test
     void copiesOfAnEventHandedOverByTwoInstancesAreHandledOnceWithTheirKind() throws Exception {
         Cluster a = join("a");
