@@ -36,24 +36,7 @@ abstract sealed class Control permits Cooldown, RateLimit, Quota {
         this.path = path;
     }
 
-    /**
-     * Grants the call to {@code key} at {@code now} (epoch millis) and records it, or refuses it: in the
-     * shared store when there is one and it answers, else in this router's table.
-     *
-     * @return {@link #GRANTED}, {@link #SILENT}, or the millis to wait (tell the caller)
-     */
-    final long acquire(String key, long now) {
-        SharedControls s = shared;
-        if (s != null) {
-            long r = askShared(s, path + '\u0000' + key, now);
-            if (r != SharedControls.UNAVAILABLE) {
-                return r;
-            }
-        }
-        return tryAcquire(key, now);
-    }
-
-    /** Takes back the grant just made to {@code key}, where {@link #acquire} would decide now. */
+    /** Takes back the grant just made to {@code key}: in the shared store when there is one and it answers. */
     final void giveBack(String key, long now) {
         SharedControls s = shared;
         if (s == null || !s.release(label, path + '\u0000' + key, periodKey(now))) {
@@ -63,8 +46,9 @@ abstract sealed class Control permits Cooldown, RateLimit, Quota {
 
     /**
      * Decides every one of {@code controls} (a command's, in order) for {@code source} in the shared store at
-     * once ({@link SharedControls#acquireAll}: one round trip where the store can); null when they are not
-     * shared. An answer of {@link SharedControls#UNAVAILABLE}: the store cannot answer, nothing was granted there.
+     * once ({@link SharedControls#acquireAll}: one round trip where the store can), granting and recording the
+     * call or refusing it; null when they are not shared. An answer of {@link SharedControls#UNAVAILABLE}: the
+     * store cannot answer, nothing was granted there (decide on this router's tables, {@link #tryAcquire}).
      */
     static SharedControls.@Nullable Decision acquireShared(Control[] controls, CommandSource source, long now) {
         SharedControls s = controls[0].shared;
@@ -79,9 +63,6 @@ abstract sealed class Control permits Cooldown, RateLimit, Quota {
         return s.acquireAll(asks, now);
     }
 
-    /** {@link #acquire} in the shared store: its answer, or {@link SharedControls#UNAVAILABLE}. */
-    abstract long askShared(SharedControls shared, String sharedKey, long now);
-
     /** This control's rule for {@code sharedKey} at {@code now}, for {@link SharedControls#acquireAll}. */
     abstract SharedControls.Ask ask(String sharedKey, long now);
 
@@ -90,7 +71,12 @@ abstract sealed class Control permits Cooldown, RateLimit, Quota {
         return "";
     }
 
-    /** Grants or refuses in this router's table (see {@link #acquire}). */
+    /**
+     * Grants the call to {@code key} at {@code now} (epoch millis) and records it in this router's table, or
+     * refuses it.
+     *
+     * @return {@link #GRANTED}, {@link #SILENT}, or the millis to wait (tell the caller)
+     */
     abstract long tryAcquire(String key, long now);
 
     /** Takes back the grant just made to {@code key} in this router's table (another control refused the call). */

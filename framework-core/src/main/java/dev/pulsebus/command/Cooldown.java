@@ -41,11 +41,6 @@ final class Cooldown extends Control {
     }
 
     @Override
-    long askShared(SharedControls shared, String sharedKey, long now) {
-        return shared.cooldown(sharedKey, windowMillis, now);
-    }
-
-    @Override
     SharedControls.Ask ask(String sharedKey, long now) {
         return new SharedControls.Ask(label, sharedKey, 0, windowMillis, "", 0);
     }

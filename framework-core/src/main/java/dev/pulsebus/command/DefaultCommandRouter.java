@@ -225,8 +225,9 @@ final class DefaultCommandRouter implements CommandRouter {
         }
         Control[] controls = e.controls;
         int granted = 0;
-        if (controls.length > 1) { // shared: decided in one go (one round trip to Redis instead of one each)
+        if (controls.length > 0) {
             long now = clock.millis();
+            // shared: all decided in one go (one round trip to Redis); else, or while it cannot answer, here
             SharedControls.Decision d = Control.acquireShared(controls, source, now);
             if (d != null && d.answer() != SharedControls.UNAVAILABLE) {
                 if (d.refused() >= 0) { // the grants before it were taken back in the store
@@ -237,13 +238,9 @@ final class DefaultCommandRouter implements CommandRouter {
                 }
                 granted = controls.length;
             }
-        }
-        if (granted < controls.length) {
-            long now = clock.millis();
             for (; granted < controls.length; granted++) {
                 Control c = controls[granted];
-                String key = c.scope.keyOf(source);
-                long r = c.acquire(key, now);
+                long r = c.tryAcquire(c.scope.keyOf(source), now);
                 if (r != Control.GRANTED) {
                     release(controls, granted, source, now);
                     String answer = r == Control.SILENT ? null

@@ -61,12 +61,6 @@ final class Quota extends Control {
     }
 
     @Override
-    long askShared(SharedControls shared, String sharedKey, long now) {
-        Instant at = Instant.ofEpochMilli(now);
-        return shared.quota(sharedKey, period.start(at, zone).toString(), limit, period.endMillis(at, zone), now);
-    }
-
-    @Override
     SharedControls.Ask ask(String sharedKey, long now) {
         Instant at = Instant.ofEpochMilli(now);
         return new SharedControls.Ask(label, sharedKey, limit, 0, period.start(at, zone).toString(),

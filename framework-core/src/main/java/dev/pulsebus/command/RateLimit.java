@@ -68,11 +68,6 @@ final class RateLimit extends Control {
     }
 
     @Override
-    long askShared(SharedControls shared, String sharedKey, long now) {
-        return shared.rateLimit(sharedKey, limit, windowMillis, now);
-    }
-
-    @Override
     SharedControls.Ask ask(String sharedKey, long now) {
         return new SharedControls.Ask(label, sharedKey, limit, windowMillis, "", 0);
     }
