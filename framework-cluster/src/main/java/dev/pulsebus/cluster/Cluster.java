@@ -2,6 +2,7 @@ package dev.pulsebus.cluster;
 
 import dev.pulsebus.bus.EventBus;
 import dev.pulsebus.command.SharedControls;
+import dev.pulsebus.module.ScheduleClaims;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -170,6 +171,16 @@ public final class Cluster implements AutoCloseable {
     public boolean claim(String id, long ttlMillis) {
         return redis.claim(id, ttlMillis);
     }
+
+    /**
+     * Modules' cron jobs run each time on one instance: the first to claim the job's time in Redis, held an hour
+     * (instances' clocks may differ by less). While Redis cannot answer, each instance runs it.
+     */
+    public ScheduleClaims scheduleClaims() {
+        return (job, time) -> redis.claim("schedule:" + job + "@" + time.toEpochMilli(), SCHEDULE_CLAIM_MILLIS);
+    }
+
+    private static final long SCHEDULE_CLAIM_MILLIS = 3_600_000;
 
     /** Counts a waiting poll of this instance woken by another instance's message (for {@code /metrics}). */
     public void wokeRemotely(int polls) {

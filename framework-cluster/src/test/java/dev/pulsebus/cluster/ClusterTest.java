@@ -3,10 +3,12 @@ package dev.pulsebus.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pulsebus.bus.EventBus;
+import dev.pulsebus.module.ScheduleClaims;
 import dev.pulsebus.testing.Await;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -323,6 +325,19 @@ class ClusterTest {
     }
 
     record Announcement(String text, int n) {
+    }
+
+    @Test
+    void aScheduledTimeIsClaimedByOneInstanceOnly() throws Exception {
+        ScheduleClaims a = join("a").scheduleClaims();
+        ScheduleClaims b = join("b").scheduleClaims();
+        Instant nine = Instant.parse("2026-12-02T09:00:00Z");
+
+        assertThat(b.claim("digest/0 9 * * */Z", nine)).isTrue();
+        assertThat(a.claim("digest/0 9 * * */Z", nine)).isFalse();
+        assertThat(b.claim("digest/0 9 * * */Z", nine)).as("asked again").isFalse();
+        assertThat(a.claim("digest/0 9 * * */Z", nine.plusSeconds(86_400))).as("the next day").isTrue();
+        assertThat(a.claim("digest/0 9 * * */Z#2", nine)).as("another job alike").isTrue();
     }
 
     @Test

@@ -10,6 +10,9 @@ import org.jspecify.annotations.Nullable;
  * {@code pulsebus_schedule_runs_total{result="skipped"}}). Cancelled when the module unloads.
  *
  * <p>A time missed while the bot was down is not replayed, unless the job asks with {@link #catchUp()}.
+ *
+ * <p>In a cluster each time runs on one instance, the first to claim it ({@link ScheduleClaims});
+ * {@link ModuleContext#after} and {@link ModuleContext#every} run on every instance.
  */
 public interface CronJob extends AutoCloseable {
 
@@ -26,7 +29,7 @@ public interface CronJob extends AutoCloseable {
     /** When the job runs next, or {@code null} when the expression has no more times (or it is cancelled). */
     @Nullable Instant nextRun();
 
-    /** How many runs have started. */
+    /** How many runs have started here (not counting the times another instance of a cluster ran). */
     long runs();
 
     /** How many times were skipped because the run before was still going. */

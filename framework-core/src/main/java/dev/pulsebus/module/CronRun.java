@@ -24,6 +24,9 @@ final class CronRun implements CronJob {
     private static final Logger LOG = LoggerFactory.getLogger(CronJob.class);
 
     private final String module;
+    /** The job's name in {@link ScheduleClaims#claim}, the same on every instance. */
+    private final String id;
+    private final ScheduleClaims claims;
     private final Cron cron;
     private final Runnable job;
     private final ClockTimer timer;
@@ -35,6 +38,7 @@ final class CronRun implements CronJob {
     private final @Nullable Counter ok;
     private final @Nullable Counter failed;
     private final @Nullable Counter skippedCounter;
+    private final @Nullable Counter elsewhere;
     private final Object lock = new Object();
     private ClockTimer.@Nullable Timeout next;
     private @Nullable Instant nextTime;
@@ -42,8 +46,11 @@ final class CronRun implements CronJob {
     /** Set by {@link #catchUp()}: each run's time is written to the module's KV. */
     private volatile @Nullable Kv keeping;
 
-    CronRun(String module, Cron cron, Runnable job, ClockTimer timer, Supplier<Kv> kv, @Nullable MeterRegistry registry) {
+    CronRun(String module, String id, ScheduleClaims claims, Cron cron, Runnable job, ClockTimer timer, Supplier<Kv> kv,
+            @Nullable MeterRegistry registry) {
         this.module = module;
+        this.id = id;
+        this.claims = claims;
         this.cron = cron;
         this.job = job;
         this.timer = timer;
@@ -52,12 +59,14 @@ final class CronRun implements CronJob {
         this.ok = counter(registry, "ok");
         this.failed = counter(registry, "failed");
         this.skippedCounter = counter(registry, "skipped");
+        this.elsewhere = counter(registry, "elsewhere");
     }
 
     private @Nullable Counter counter(@Nullable MeterRegistry registry, String result) {
         return registry == null ? null : Counter.builder("pulsebus.schedule.runs").tag("module", module)
-                .tag("result", result).description("Runs of modules' cron jobs: ok, failed, or skipped because "
-                        + "the run before was still going").register(registry);
+                .tag("result", result).description("Runs of modules' cron jobs: ok, failed, skipped because "
+                        + "the run before was still going, or elsewhere (another instance of the cluster ran that time)")
+                .register(registry);
     }
 
     /** Puts the first time on the timer. */
@@ -80,10 +89,11 @@ final class CronRun implements CronJob {
     /** On the timer's thread, at {@code time}. */
     private void due(Instant time) {
         planAfter(time);
-        run(time);
+        run(time, time);
     }
 
-    private void run(Instant time) {
+    /** Runs the job now for its time {@code time}, claimed as {@code claimed} (the time a catch-up replays). */
+    private void run(Instant time, Instant claimed) {
         if (!running.compareAndSet(false, true)) {
             skipped.increment();
             if (skippedCounter != null) {
@@ -93,10 +103,16 @@ final class CronRun implements CronJob {
                     module, time);
             return;
         }
-        runs.increment();
         try {
             Thread.ofVirtual().name("pulsebus-module-" + module).start(() -> {
                 try {
+                    if (!claimed(claimed)) {
+                        if (elsewhere != null) {
+                            elsewhere.increment();
+                        }
+                        return;
+                    }
+                    runs.increment();
                     keep(time);
                     job.run();
                     if (ok != null) {
@@ -114,6 +130,16 @@ final class CronRun implements CronJob {
         } catch (RuntimeException | OutOfMemoryError cannotStart) {
             running.set(false);
             throw cannotStart;
+        }
+    }
+
+    /** Whether this instance runs {@code time}; yes when the claims cannot tell (a failing one is logged). */
+    private boolean claimed(Instant time) {
+        try {
+            return claims.claim(id, time);
+        } catch (RuntimeException e) {
+            failures.failed(e, "claiming its run of " + time + " (running it here)");
+            return true;
         }
     }
 
@@ -156,7 +182,7 @@ final class CronRun implements CronJob {
         if (missed != null && !missed.isAfter(now)) {
             LOG.info("Scheduled job {} of module {}: replaying, once, the run of {} missed while the bot was down",
                     cron, module, missed);
-            run(now); // kept as now: a restart soon after does not replay it again
+            run(now, missed); // kept as now: a restart soon after does not replay it again
         }
         return this;
     }

@@ -60,6 +60,7 @@ public final class ModuleHost implements AutoCloseable {
     private final Clock clock;
     private final Duration clockRecheck;
     final @Nullable MeterRegistry meterRegistry;
+    final ScheduleClaims scheduleClaims;
     /** {@code null}: each module's {@code modules.<name>} section of {@link #config}. */
     private final @Nullable Function<String, Map<String, String>> settings;
     private final Map<String, Entry> loaded = new LinkedHashMap<>();
@@ -90,6 +91,7 @@ public final class ModuleHost implements AutoCloseable {
         this.settings = b.settings;
         this.services = new ServiceDirectory(b.meterRegistry);
         this.meterRegistry = b.meterRegistry;
+        this.scheduleClaims = b.scheduleClaims;
         this.clock = b.clock;
         this.clockRecheck = b.clockRecheck;
     }
@@ -438,6 +440,7 @@ public final class ModuleHost implements AutoCloseable {
         private @Nullable MeterRegistry meterRegistry;
         private Clock clock = Clock.systemUTC();
         private Duration clockRecheck = Duration.ofSeconds(1);
+        private ScheduleClaims scheduleClaims = ScheduleClaims.EACH_INSTANCE;
 
         private Builder(EventBus bus, CommandRouter router) {
             this.bus = Objects.requireNonNull(bus, "bus");
@@ -498,6 +501,15 @@ public final class ModuleHost implements AutoCloseable {
          */
         public Builder clockRecheck(Duration every) {
             this.clockRecheck = Require.positive(every, "clockRecheck");
+            return this;
+        }
+
+        /**
+         * Which instance runs each time of a cron job when several run the same modules (a cluster's shared
+         * claims). Default {@link ScheduleClaims#EACH_INSTANCE}.
+         */
+        public Builder scheduleClaims(ScheduleClaims claims) {
+            this.scheduleClaims = Objects.requireNonNull(claims, "claims");
             return this;
         }
 

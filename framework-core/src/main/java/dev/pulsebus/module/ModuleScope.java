@@ -24,6 +24,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -54,6 +55,8 @@ final class ModuleScope implements ModuleContext {
     private final List<String> commandNames = new CopyOnWriteArrayList<>();
     private final List<Subscription> subscriptions = new CopyOnWriteArrayList<>();
     private final List<String> routeKeys = new CopyOnWriteArrayList<>();
+    /** How many cron jobs it scheduled, by module, expression and zone. */
+    private final Map<String, Integer> sameSchedules = new ConcurrentHashMap<>();
 
     ModuleScope(String name, ModuleHost host, Map<String, String> settings, ClassLoader loader) {
         this.name = name;
@@ -230,8 +233,10 @@ final class ModuleScope implements ModuleContext {
     public CronJob schedule(String cron, ZoneId zone, Runnable job) {
         ensureOpen();
         Cron parsed = Cron.parse(Objects.requireNonNull(cron, "cron"), Objects.requireNonNull(zone, "zone"));
-        CronRun run = new CronRun(name, parsed, Objects.requireNonNull(job, "job"), host.cronTimer(), this::kv,
-                host.meterRegistry);
+        String id = name + "/" + parsed.expression() + "/" + zone.getId();
+        int nth = sameSchedules.merge(id, 1, Integer::sum); // the n-th alike is the same job on every instance
+        CronRun run = new CronRun(name, nth == 1 ? id : id + "#" + nth, host.scheduleClaims, parsed,
+                Objects.requireNonNull(job, "job"), host.cronTimer(), this::kv, host.meterRegistry);
         ownOrUndo(run::cancel);
         return run.start();
     }

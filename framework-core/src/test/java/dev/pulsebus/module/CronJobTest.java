@@ -159,6 +159,86 @@ class CronJobTest {
     }
 
     @Test
+    void twoInstancesSharingClaimsRunEachTimeOnceAndEachAlikeJobOfItsOwn() throws Exception {
+        Map<String, String> claimed = new java.util.concurrent.ConcurrentHashMap<>();
+        List<String> ran = new CopyOnWriteArrayList<>();
+        SimpleMeterRegistry otherRegistry = new SimpleMeterRegistry();
+        MemoryKvStore shared = kv; // a cluster's instances share one store
+        try (ModuleHost other = ModuleHost.builder(bus, CommandRouter.builder().build()).kv(shared).clock(clock)
+                .clockRecheck(Duration.ofMillis(5)).meterRegistry(otherRegistry)
+                .scheduleClaims((job, time) -> claimed.putIfAbsent(job + "@" + time, "b") == null).build();
+             ModuleHost first = ModuleHost.builder(bus, CommandRouter.builder().build()).kv(shared).clock(clock)
+                .clockRecheck(Duration.ofMillis(5)).meterRegistry(registry)
+                .scheduleClaims((job, time) -> claimed.putIfAbsent(job + "@" + time, "a") == null).build()) {
+            List<CronJob> jobs = new CopyOnWriteArrayList<>();
+            for (ModuleHost h : List.of(first, other)) {
+                h.load(new ModuleHostTest.TestModule("digest", ctx -> { // two jobs alike: both are to run
+                    jobs.add(ctx.schedule("* * * * *", ZoneOffset.UTC, () -> ran.add("one " + clock.instant())));
+                    jobs.add(ctx.schedule("* * * * *", ZoneOffset.UTC, () -> ran.add("two " + clock.instant())));
+                }));
+            }
+
+            for (int minute = 1; minute <= 3; minute++) {
+                clock.advance(Duration.ofMinutes(1));
+                int expected = 2 * minute;
+                assertThat(Await.until(WAIT, () -> ran.size() >= expected)).isTrue();
+            }
+            assertThat(Await.until(Duration.ofMillis(200), () -> ran.size() > 6)).as("a time run twice").isFalse();
+            assertThat(ran).containsExactlyInAnyOrder(
+                    "one 2026-03-27T12:01:00Z", "two 2026-03-27T12:01:00Z", "one 2026-03-27T12:02:00Z",
+                    "two 2026-03-27T12:02:00Z", "one 2026-03-27T12:03:00Z", "two 2026-03-27T12:03:00Z");
+            assertThat(claimed).containsKeys("digest/* * * * */Z@2026-03-27T12:01:00Z",
+                    "digest/* * * * */Z#2@2026-03-27T12:01:00Z");
+            assertThat(jobs.stream().mapToLong(CronJob::runs).sum()).isEqualTo(6);
+            double elsewhere = registry.get("pulsebus.schedule.runs").tag("result", "elsewhere").counter().count()
+                    + otherRegistry.get("pulsebus.schedule.runs").tag("result", "elsewhere").counter().count();
+            assertThat(Await.until(WAIT, () -> registry.get("pulsebus.schedule.runs").tag("result", "elsewhere")
+                    .counter().count() + otherRegistry.get("pulsebus.schedule.runs").tag("result", "elsewhere")
+                    .counter().count() == 6)).as("each time declined by the other instance, %s so far", elsewhere)
+                    .isTrue();
+        }
+    }
+
+    @Test
+    void aMissedRunIsReplayedByOneInstanceWhenBothStartTogether() throws Exception {
+        Map<String, String> claimed = new java.util.concurrent.ConcurrentHashMap<>();
+        List<String> ran = new CopyOnWriteArrayList<>();
+        ScheduleClaims claims = (job, time) -> claimed.putIfAbsent(job + "@" + time, "x") == null;
+        kv.namespace("digest").set("pulsebus.schedule/0 9 * * */Z", "2026-03-26T09:00:00Z"); // down since
+        try (ModuleHost a = ModuleHost.builder(bus, CommandRouter.builder().build()).kv(kv).clock(clock)
+                .scheduleClaims(claims).build();
+             ModuleHost b = ModuleHost.builder(bus, CommandRouter.builder().build()).kv(kv).clock(clock)
+                .scheduleClaims(claims).build()) {
+            CountDownLatch bothRead = new CountDownLatch(2);
+            for (ModuleHost h : List.of(a, b)) {
+                Thread.ofVirtual().start(() -> h.load(new ModuleHostTest.TestModule("digest", ctx -> {
+                    CronJob job = ctx.schedule("0 9 * * *", ZoneOffset.UTC, () -> ran.add("digest"));
+                    bothRead.countDown();
+                    job.catchUp();
+                })));
+            }
+            assertThat(bothRead.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(Await.until(WAIT, () -> claimed.containsKey("digest/0 9 * * */Z@2026-03-27T09:00:00Z"))).isTrue();
+            assertThat(Await.until(Duration.ofMillis(300), () -> ran.size() > 1)).isFalse();
+            assertThat(ran).containsExactly("digest");
+        }
+    }
+
+    @Test
+    void claimsThatFailRunTheJobHere() throws Exception {
+        List<Instant> ran = new CopyOnWriteArrayList<>();
+        try (ModuleHost h = ModuleHost.builder(bus, CommandRouter.builder().build()).clock(clock)
+                .clockRecheck(Duration.ofMillis(5)).scheduleClaims((job, time) -> {
+                    throw new IllegalStateException("Redis is down");
+                }).build()) {
+            h.load(new ModuleHostTest.TestModule("hourly", ctx -> ctx.schedule("@hourly", ZoneOffset.UTC,
+                    () -> ran.add(clock.instant()))));
+            clock.advance(Duration.ofHours(1));
+            assertThat(Await.until(WAIT, () -> ran.size() == 1)).isTrue();
+        }
+    }
+
+    @Test
     void aBadExpressionIsRefusedSayingWhy() {
         assertThatThrownBy(() -> Cron.parse("0 9 * *", BERLIN)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("bad cron expression '0 9 * *'").hasMessageContaining("5");

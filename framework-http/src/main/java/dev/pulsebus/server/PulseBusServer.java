@@ -233,8 +233,12 @@ public final class PulseBusServer implements AutoCloseable {
             this.pipeline = pb.build();
             // transcripts flush: within the time left, but what the storage and event loops after it need
             opened.add("pipeline", left -> pipeline.close(Duration.ofNanos(left - reserve(left))));
-            this.modules = ModuleHost.builder(bus, commands).pipeline(pipeline).kv(storage.kv()).config(liveConfig)
-                    .routes(routes).migrator(storage::migrate).meterRegistry(registry).build();
+            ModuleHost.Builder mb = ModuleHost.builder(bus, commands).pipeline(pipeline).kv(storage.kv())
+                    .config(liveConfig).routes(routes).migrator(storage::migrate).meterRegistry(registry);
+            if (cluster != null) {
+                mb.scheduleClaims(cluster.scheduleClaims()); // a daily message goes out once, not once per instance
+            }
+            this.modules = mb.build();
             opened.addBounded("modules", modules); // newest first; onUnload may still send
             if (cluster != null) {
                 modules.provide(ClusterEvents.class, cluster.events()); // ctx.service(ClusterEvents.class)
