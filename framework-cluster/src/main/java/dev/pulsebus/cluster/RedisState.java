@@ -228,7 +228,7 @@ final class RedisState implements SharedControls, AutoCloseable {
 
     private @Nullable RedisCommands<String, String> commands() {
         StatefulRedisConnection<String, String> c = connection;
-        return up && c != null ? c.sync() : null;
+        return up && !closed && c != null ? c.sync() : null; // closed: a handler still running at shutdown asks
     }
 
     private long eval(String script, String[] keys, String... args) {
