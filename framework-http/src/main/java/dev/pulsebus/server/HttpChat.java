@@ -154,7 +154,8 @@ final class HttpChat implements Adapter {
         Message message = Message.text(text);
         Cluster c = cluster;
         if (c != null) {
-            return handOver(c, room, user, message, id);
+            return handOver(c, new TranscriptRecord(0, room(room), user, clock.instant().truncatedTo(ChronoUnit.MILLIS),
+                    id, message, false), false);
         }
         // Memory and polls follow each commit in seq order (see recordDurably's then).
         return transcripts.recordDurably(room(room), user, clock.instant().truncatedTo(ChronoUnit.MILLIS), id, message,
@@ -172,19 +173,21 @@ final class HttpChat implements Adapter {
     }
 
     /**
-     * A say in a cluster: handed, not yet stored, to the instance holding the room, which stores it and tells this
-     * instance its record ({@link #ROOM_STORED}); so one instance writes each room, and a room's messages commit
-     * in seq order (a poll that saw one seq misses no lower one). Fails when the broker does not take it
-     * (nothing stored); {@link Accepted} when the holder has not answered within {@link #STORE_WAIT_MILLIS}.
+     * A message for a room in a cluster (a say, or the bot's message sent away from the room's holder): handed, not
+     * yet stored, to the instance holding the room, which stores it and tells this instance its record
+     * ({@link #ROOM_STORED}); so one instance writes each room, and a room's messages commit in seq order (a poll
+     * that saw one seq misses no lower one). Completes with null when refused (too many waiting, no broker); fails
+     * when the broker does not take it (nothing stored); {@link Accepted} when the holder has not answered within
+     * {@link #STORE_WAIT_MILLIS}. With {@code atConfirm} it completes, with {@code said} itself (seq 0), once the
+     * broker has it, and the holder's answer is not waited for.
      */
-    private CompletionStage<TranscriptRecord> handOver(Cluster c, String room, String user, Message message, String id) {
+    private CompletionStage<TranscriptRecord> handOver(Cluster c, TranscriptRecord said, boolean atConfirm) {
         String address = c.address();
         if (address.isEmpty() || storing.size() >= maxPending) {
             refused.increment();
             return CompletableFuture.completedFuture(null);
         }
-        TranscriptRecord said = new TranscriptRecord(0, room(room), user, clock.instant().truncatedTo(ChronoUnit.MILLIS),
-                id, message, false);
+        String id = said.messageId();
         byte[] body;
         try {
             com.fasterxml.jackson.databind.node.ObjectNode o = (com.fasterxml.jackson.databind.node.ObjectNode)
@@ -196,17 +199,21 @@ final class HttpChat implements Adapter {
         CompletableFuture<TranscriptRecord> stored = new CompletableFuture<>();
         storing.put(id, stored);
         // off the I/O thread: a publish waits for the channel, and for the broker when it blocks publishers
-        CompletableFuture.supplyAsync(() -> c.dispatch(Cluster.ROOM_KIND, PLATFORM + "/" + room, id, body), offLoop)
+        CompletableFuture.supplyAsync(() -> c.dispatch(Cluster.ROOM_KIND, PLATFORM + "/" + said.chat().id(), id, body),
+                        offLoop)
                 .thenCompose(confirmed -> confirmed).whenComplete((v, failed) -> {
                     if (failed != null && storing.remove(id, stored)) {
                         stored.completeExceptionally(new IllegalStateException("the broker did not take it ("
                                 + (failed instanceof java.util.concurrent.CompletionException x && x.getCause() != null
                                 ? x.getCause() : failed).getMessage() + ")", failed));
+                    } else if (failed == null && atConfirm && storing.remove(id, stored)) {
+                        stored.complete(said);
                     }
                 });
         CompletableFuture.delayedExecutor(STORE_WAIT_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS).execute(() -> {
             if (storing.remove(id, stored)) {
-                stored.completeExceptionally(new Accepted(null, "handed to the bot, but not stored within "
+                stored.completeExceptionally(new Accepted(null, (said.outbound() ? "handed to the instance holding "
+                        + "the room" : "handed to the bot") + ", but not stored within "
                         + STORE_WAIT_MILLIS + " ms: the instance holding the room will store and answer it; do not "
                         + "send it again"));
             }
@@ -255,9 +262,25 @@ final class HttpChat implements Adapter {
         String replyTo = message.replyTo();
         // a reply names what it answers, so that a redelivery finds the replies made before it (see repliesTo)
         String id = (replyTo != null ? replyTo + REPLY_MARK + idPrefix : idPrefix) + ids.incrementAndGet();
-        int[] made = REPLIES_MADE.get();
-        if (replyTo != null && made != null && Redelivery.current()) {
-            int nth = ++made[0];
+        Handling handling = HANDLING.get();
+        Cluster c = cluster;
+        if (c != null && (handling == null || !handling.room.equals(room))) {
+            // Not made while this instance handles one of the room's messages: the room's holder stores it, so
+            // that one instance writes each room. Made while handling another room's (on a partition's thread,
+            // which waits for its replies to leave), it is done once the broker has it: the room may be held on
+            // this very thread's partition.
+            return handOver(c, new TranscriptRecord(0, message.chat(), BOT_USER,
+                    clock.instant().truncatedTo(ChronoUnit.MILLIS), id, message.message(), true), handling != null)
+                    .thenApply(record -> {
+                        if (record == null) {
+                            throw new IllegalStateException("not sent: " + (c.address().isEmpty()
+                                    ? "not connected to the broker" : "too many messages wait for their rooms' holders"));
+                        }
+                        return id;
+                    });
+        }
+        if (replyTo != null && handling != null && Redelivery.current()) {
+            int nth = ++handling.made;
             List<String> before = repliesTo(room, replyTo);
             if (before.size() >= nth) { // made by the instance that handled it first, before it died
                 return CompletableFuture.completedFuture(before.get(nth - 1));
@@ -266,7 +289,6 @@ final class HttpChat implements Adapter {
         try {
             return transcripts.recordDurably(message.chat(), BOT_USER, clock.instant().truncatedTo(ChronoUnit.MILLIS), id,
                     message.message(), true, record -> {
-                        Cluster c = cluster;
                         if (c != null) {
                             committed(room, record, c);
                         } else {
@@ -284,8 +306,17 @@ final class HttpChat implements Adapter {
     static final String REPLY_MARK = "/re-";
     /** How many of a room's newest records a redelivery looks through for the replies made before. */
     private static final int REPLY_LOOKBACK = 500;
-    /** The replies made so far while {@link #handle} handles a message on this thread. */
-    private static final ThreadLocal<int[]> REPLIES_MADE = new ThreadLocal<>();
+    /** The room whose message {@link #handle} handles on this thread, and the replies made so far. */
+    private static final ThreadLocal<Handling> HANDLING = new ThreadLocal<>();
+
+    private static final class Handling {
+        final String room;
+        int made;
+
+        Handling(String room) {
+            this.room = room;
+        }
+    }
 
     /**
      * The ids of the replies to {@code messageId} stored in {@code room}, oldest first. Asked only while a
@@ -327,16 +358,17 @@ final class HttpChat implements Adapter {
         }
     }
 
-    /** The say {@code messageId} of {@code room} when it is stored, among the room's newest records; else null. */
-    private @Nullable TranscriptRecord storedAlready(String room, String messageId) {
+    /** Message {@code messageId} of {@code room} when it is stored, among the room's newest records; else null. */
+    private @Nullable TranscriptRecord storedAlready(String room, String messageId, boolean outbound) {
         try {
             for (TranscriptRecord r : transcripts.history(room(room), REPLY_LOOKBACK, Long.MAX_VALUE)) {
-                if (!r.outbound() && r.messageId().equals(messageId)) {
+                if (r.outbound() == outbound && r.messageId().equals(messageId)) {
                     return r;
                 }
             }
         } catch (Exception e) {
-            LOG.warn("Could not look for redelivered say {} in room {} ({}); storing it", messageId, room, e.toString());
+            LOG.warn("Could not look for redelivered message {} in room {} ({}); storing it", messageId, room,
+                    e.toString());
         }
         return null;
     }
@@ -388,10 +420,10 @@ final class HttpChat implements Adapter {
     }
 
     /**
-     * A said message of a room this instance holds, handed over by the instance that took it (this one too),
-     * on the partition's thread, in order: stored here (so one instance writes a room, in seq order), answered to
-     * that instance, then through the pipeline. A redelivered one found stored (its holder died after storing
-     * it) is not stored again.
+     * A message of a room this instance holds, handed over by the instance that took it (this one too), on the
+     * partition's thread, in order: stored here (so one instance writes a room, in seq order), answered to that
+     * instance, then, when it was said (not the bot's own), through the pipeline. A redelivered one found stored
+     * (its holder died after storing it) is not stored again.
      */
     void handle(byte[] json) throws InterruptedException {
         Cluster c = cluster;
@@ -401,19 +433,22 @@ final class HttpChat implements Adapter {
             o = Json.MAPPER.readTree(json);
             said = TranscriptRecord.fromJson(new String(json, StandardCharsets.UTF_8));
         } catch (java.io.IOException e) {
-            throw new IllegalArgumentException("a say handed over is not JSON: " + e.getMessage(), e);
+            throw new IllegalArgumentException("a room message handed over is not JSON: " + e.getMessage(), e);
         }
         String room = said.chat().id();
         String to = o.path(TO).asText("");
         boolean saidElsewhere = c != null && !to.equals(c.address());
         boolean kept = false;
-        TranscriptRecord r = Redelivery.current() ? storedAlready(room, said.messageId()) : null;
+        boolean bots = said.outbound(); // sent by the bot on another instance (or away from the handling thread)
+        TranscriptRecord r = Redelivery.current() ? storedAlready(room, said.messageId(), bots) : null;
         if (r == null) {
             RuntimeException failed;
             try {
                 r = transcripts.recordDurably(said.chat(), said.userId(), said.time(), said.messageId(), said.message(),
-                        false, record -> {
-                            received.increment();
+                        bots, record -> {
+                            if (!bots) {
+                                received.increment();
+                            }
                             if (c != null) {
                                 if (saidElsewhere && polls.waitingIn(room)) {
                                     c.wokeRemotely(1); // a say on another instance wakes polls here
@@ -443,28 +478,31 @@ final class HttpChat implements Adapter {
             if (failed != null) { // the instance that took it answers 503 now; the bot does not handle it
                 answerTaker(c, to, Json.MAPPER.createObjectNode().put(FAILED, String.valueOf(failed.getMessage()))
                         .put("message_id", said.messageId()));
-                throw new IllegalStateException("say " + said.messageId() + " in room " + room + " was not stored",
+                throw new IllegalStateException("message " + said.messageId() + " in room " + room + " was not stored",
                         failed);
             }
         }
         if (r == null) { // stored, kept or thrown above: never
-            throw new IllegalStateException("say " + said.messageId() + " in room " + room + " has no record");
+            throw new IllegalStateException("message " + said.messageId() + " in room " + room + " has no record");
         }
         try {
             answerTaker(c, to, ((com.fasterxml.jackson.databind.node.ObjectNode) Json.MAPPER.readTree(r.toJson()))
                     .put(KEPT, kept));
         } catch (java.io.IOException e) {
-            LOG.warn("Say {} stored as seq {}, but the instance that took it was not told: {}", r.messageId(),
+            LOG.warn("Message {} stored as seq {}, but the instance that took it was not told: {}", r.messageId(),
                     r.seq(), e.toString());
+        }
+        if (bots) {
+            return;
         }
         GroupMessage event = new GroupMessage(r.messageId(), r.time(), self, "", r.messageId(), r.message(), r.userId(),
                 r.chat().id(), null);
-        REPLIES_MADE.set(new int[1]);
+        HANDLING.set(new Handling(room));
         InboundResult result;
         try {
             result = inbound.accept(event);
         } finally {
-            REPLIES_MADE.remove();
+            HANDLING.remove();
         }
         if (result == InboundResult.COMMAND || result == InboundResult.PUBLISHED) {
             handled.increment();
