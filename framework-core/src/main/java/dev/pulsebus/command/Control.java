@@ -36,10 +36,15 @@ abstract sealed class Control permits Cooldown, RateLimit, Quota {
         this.path = path;
     }
 
-    /** Takes back the grant just made to {@code key}: in the shared store when there is one and it answers. */
-    final void giveBack(String key, long now) {
+    /**
+     * Takes back the grant just made to {@code key} where it was made: in the shared store ({@code inShared}; when
+     * that cannot answer now, the grant stays there until it expires) or in this router's table.
+     */
+    final void giveBack(String key, long now, boolean inShared) {
         SharedControls s = shared;
-        if (s == null || !s.release(label, path + '\u0000' + key, periodKey(now))) {
+        if (inShared && s != null) {
+            s.release(label, path + '\u0000' + key, periodKey(now));
+        } else {
             release(key);
         }
     }

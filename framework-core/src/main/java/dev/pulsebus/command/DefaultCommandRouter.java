@@ -225,6 +225,7 @@ final class DefaultCommandRouter implements CommandRouter {
         }
         Control[] controls = e.controls;
         int granted = 0;
+        boolean inShared = false; // where the grants were made: given back there
         if (controls.length > 0) {
             long now = clock.millis();
             // shared: all decided in one go (one round trip to Redis); else, or while it cannot answer, here
@@ -237,12 +238,13 @@ final class DefaultCommandRouter implements CommandRouter {
                     return refuse(e, call, c.outcome, answer);
                 }
                 granted = controls.length;
+                inShared = true;
             }
             for (; granted < controls.length; granted++) {
                 Control c = controls[granted];
                 long r = c.tryAcquire(c.scope.keyOf(source), now);
                 if (r != Control.GRANTED) {
-                    release(controls, granted, source, now);
+                    release(controls, granted, source, now, false);
                     String answer = r == Control.SILENT ? null
                             : c.refusal(call.messages(), shownPrefix + e.path, r);
                     return refuse(e, call, c.outcome, answer);
@@ -250,22 +252,22 @@ final class DefaultCommandRouter implements CommandRouter {
             }
         }
         if (e.blocking) {
-            return runBlocking(e, call, controls, granted);
+            return runBlocking(e, call, controls, granted, inShared);
         }
-        return runHere(e, call, controls, granted);
+        return runHere(e, call, controls, granted, inShared);
     }
 
     /** Runs the handler on a virtual thread of its own, within {@link #blockingSlots}; its outcome counted when it ends. */
-    private Outcome runBlocking(Entry e, Call call, Control[] controls, int granted) {
+    private Outcome runBlocking(Entry e, Call call, Control[] controls, int granted, boolean inShared) {
         if (!blockingSlots.tryAcquire()) {
-            release(controls, granted, call.source(), clock.millis());
+            release(controls, granted, call.source(), clock.millis(), inShared);
             return refuse(e, call, Outcome.BUSY, call.messages().format("busy", "command", shownPrefix + e.path));
         }
         try {
             Thread.ofVirtual().name("pulsebus-command-" + e.path).start(() -> {
                 try {
                     long start = System.nanoTime();
-                    Outcome o = runHere(e, call, controls, granted);
+                    Outcome o = runHere(e, call, controls, granted, inShared);
                     timed(e, o, System.nanoTime() - start);
                 } finally {
                     blockingSlots.release();
@@ -278,7 +280,7 @@ final class DefaultCommandRouter implements CommandRouter {
         return Outcome.OK;
     }
 
-    private Outcome runHere(Entry e, Call call, Control[] controls, int granted) {
+    private Outcome runHere(Entry e, Call call, Control[] controls, int granted, boolean inShared) {
         CommandSource source = call.source();
         try {
             e.handler.handle(call);
@@ -292,7 +294,7 @@ final class DefaultCommandRouter implements CommandRouter {
             };
             return refuse(e, call, Outcome.OK, answer);
         } catch (CommandArgumentException bad) {
-            release(controls, granted, source, clock.millis());
+            release(controls, granted, source, clock.millis(), inShared);
             return refuse(e, call, Outcome.BAD_ARGS,
                     call.messages().format("bad_args", "error", bad.getMessage(), "usage", e.usage));
         } catch (Throwable t) {
@@ -315,9 +317,9 @@ final class DefaultCommandRouter implements CommandRouter {
         }
     }
 
-    private static void release(Control[] controls, int granted, CommandSource source, long now) {
+    private static void release(Control[] controls, int granted, CommandSource source, long now, boolean inShared) {
         for (int i = granted - 1; i >= 0; i--) {
-            controls[i].giveBack(controls[i].scope.keyOf(source), now);
+            controls[i].giveBack(controls[i].scope.keyOf(source), now, inShared);
         }
     }
 

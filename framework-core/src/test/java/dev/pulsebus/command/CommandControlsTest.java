@@ -60,6 +60,50 @@ class CommandControlsTest {
                 .functionCounter().count()).isEqualTo(3);
     }
 
+    /** A shared store that cannot answer a grant (Redis down) but answers a give-back, as one coming back does. */
+    private static final class Outage implements SharedControls {
+        final List<String> released = new java.util.concurrent.CopyOnWriteArrayList<>();
+        volatile boolean up;
+
+        @Override
+        public long cooldown(String key, long windowMillis, long now) {
+            return up ? GRANTED : UNAVAILABLE;
+        }
+
+        @Override
+        public long rateLimit(String key, int limit, long windowMillis, long now) {
+            return up ? GRANTED : UNAVAILABLE;
+        }
+
+        @Override
+        public long quota(String key, String periodKey, int limit, long periodEndMillis, long now) {
+            return up ? GRANTED : UNAVAILABLE;
+        }
+
+        @Override
+        public boolean release(String control, String key, String periodKey) {
+            released.add(control + " " + key);
+            return true;
+        }
+    }
+
+    @Test
+    void aGrantIsGivenBackWhereItWasMadeLocalDuringAnOutageSharedOtherwise() {
+        Outage store = new Outage();
+        CommandRouter r = CommandRouter.builder().clock(clock).sharedControls(store).build();
+        r.register(Command.named("w").cooldown(Duration.ofSeconds(60), Scope.USER).handler(c -> c.argInt(0)));
+        List<String> replies = new ArrayList<>();
+
+        // Redis down: granted on the local table; bad arguments give the grant back there, not to the store
+        assertThat(call(r, "/w x", "ann", "g", replies)).isEqualTo(Outcome.BAD_ARGS);
+        assertThat(store.released).isEmpty();
+        assertThat(call(r, "/w 1", "ann", "g", replies)).as("the local cooldown was given back").isEqualTo(Outcome.OK);
+
+        store.up = true; // granted in the store: given back there
+        assertThat(call(r, "/w x", "bob", "g", replies)).isEqualTo(Outcome.BAD_ARGS);
+        assertThat(store.released).containsExactly("cooldown w\u0000bob");
+    }
+
     @Test
     void aNewBlockIsAnsweredAgain() {
         CommandRouter r = router();
