@@ -3,10 +3,13 @@ package dev.pulsebus.cluster;
 import dev.pulsebus.config.ConfigException;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * The {@code [cluster]} section: whether this instance is one of several, its name, the RabbitMQ broker that
@@ -88,8 +91,36 @@ public record ClusterSettings(boolean enabled, String instance, URI broker, int 
         if (!redisScheme.equals("redis") && !redisScheme.equals("rediss")) {
             throw new ConfigException(source + ": cluster.redis must be a redis:// URL, was \"" + redis + "\"");
         }
+        if (enabled.equals("true")) {
+            requireEngines(source);
+        }
         return new ClusterSettings(enabled.equals("true"), values.getOrDefault("instance", "").trim(), broker,
                 partitions, redis);
+    }
+
+    /** The clients of the cluster's engines, optional dependencies of this module: by artifact, a class of each. */
+    private static final Map<String, String> ENGINE_CLIENTS = Map.of(
+            "com.rabbitmq:amqp-client", "com.rabbitmq.client.ConnectionFactory",
+            "io.lettuce:lettuce-core", "io.lettuce.core.RedisClient");
+
+    /**
+     * Checks that the engines' clients are on the class path: they are optional dependencies, so that an
+     * application embedding one instance does not carry them (the server jar has them).
+     */
+    private static void requireEngines(String source) {
+        List<String> missing = new ArrayList<>();
+        for (Map.Entry<String, String> e : new TreeMap<>(ENGINE_CLIENTS).entrySet()) {
+            try {
+                Class.forName(e.getValue(), false, ClusterSettings.class.getClassLoader());
+            } catch (ClassNotFoundException | LinkageError absent) {
+                missing.add(e.getKey());
+            }
+        }
+        if (!missing.isEmpty()) {
+            throw new ConfigException(source + ": cluster.enabled needs " + String.join(" and ", missing)
+                    + " on the class path: add them as dependencies of your application (docs/CLUSTER.md, "
+                    + "\"Embedding\"); the server jar has them");
+        }
     }
 
     /**
