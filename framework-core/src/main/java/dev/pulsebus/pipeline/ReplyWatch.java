@@ -44,6 +44,15 @@ public final class ReplyWatch {
                 .toArray(CompletableFuture[]::new));
     }
 
+    /**
+     * Whether the sends made on this thread now are waited for ({@link #run}): an adapter whose send completes only
+     * once another thread has done something (a cluster's room holder, which may be this very thread, busy here)
+     * completes it sooner then, so that the watcher does not wait on itself.
+     */
+    public static boolean watching() {
+        return WATCHING.get() != null;
+    }
+
     /** Notes {@code reply}, sent on this thread, when something watches it. */
     static void sent(CompletionStage<String> reply) {
         List<CompletableFuture<String>> watching = WATCHING.get();

@@ -278,6 +278,24 @@ class MessagePipelineTest {
     }
 
     @Test
+    void aReplyWatchTellsTheSendsOfItsThreadThatTheyAreWaitedFor() {
+        boolean[] inside = new boolean[2];
+        assertThat(ReplyWatch.watching()).isFalse();
+        ReplyWatch.run(() -> {
+            inside[0] = ReplyWatch.watching();
+            Thread other = Thread.ofVirtual().start(() -> inside[1] = ReplyWatch.watching());
+            try {
+                other.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertThat(inside[0]).as("on the watched thread").isTrue();
+        assertThat(inside[1]).as("another thread's sends are not waited for").isFalse();
+        assertThat(ReplyWatch.watching()).as("after the watch").isFalse();
+    }
+
+    @Test
     void aReplyWatchCompletesOnceTheRepliesSentOnItsThreadHaveLeft() throws Exception {
         java.util.concurrent.CompletableFuture<String> platform = new java.util.concurrent.CompletableFuture<>();
         record Slow(java.util.concurrent.CompletableFuture<String> answer, Inbound[] in) implements Adapter {

@@ -12,6 +12,7 @@ import dev.pulsebus.pipeline.Adapter;
 import dev.pulsebus.pipeline.Inbound;
 import dev.pulsebus.pipeline.InboundResult;
 import dev.pulsebus.pipeline.OutboundMessage;
+import dev.pulsebus.pipeline.ReplyWatch;
 import dev.pulsebus.transcript.TranscriptRecord;
 import dev.pulsebus.transcript.TranscriptWriter;
 import java.nio.charset.StandardCharsets;
@@ -266,18 +267,18 @@ final class HttpChat implements Adapter {
         Cluster c = cluster;
         if (c != null && (handling == null || !handling.room.equals(room))) {
             // Not made while this instance handles one of the room's messages: the room's holder stores it, so
-            // that one instance writes each room. Made while handling another room's (on a partition's thread,
-            // which waits for its replies to leave), it is done once the broker has it: the room may be held on
+            // that one instance writes each room. Made while handling another event (on a partition's thread,
+            // which waits for the sends it makes), it is done once the broker has it: the room may be held on
             // this very thread's partition.
-            return handOver(c, new TranscriptRecord(0, message.chat(), BOT_USER,
-                    clock.instant().truncatedTo(ChronoUnit.MILLIS), id, message.message(), true), handling != null)
-                    .thenApply(record -> {
-                        if (record == null) {
-                            throw new IllegalStateException("not sent: " + (c.address().isEmpty()
-                                    ? "not connected to the broker" : "too many messages wait for their rooms' holders"));
-                        }
-                        return id;
-                    });
+            TranscriptRecord unstored = new TranscriptRecord(0, message.chat(), BOT_USER,
+                    clock.instant().truncatedTo(ChronoUnit.MILLIS), id, message.message(), true);
+            return handOver(c, unstored, ReplyWatch.watching()).thenApply(record -> {
+                if (record == null) {
+                    throw new IllegalStateException("not sent: " + (c.address().isEmpty()
+                            ? "not connected to the broker" : "too many messages wait for their rooms' holders"));
+                }
+                return id;
+            });
         }
         if (replyTo != null && handling != null && Redelivery.current()) {
             int nth = ++handling.made;
