@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pulsebus.command.Command;
 import dev.pulsebus.command.CommandRouter;
-import dev.pulsebus.command.CommandSource;
+import dev.pulsebus.command.Msg;
 import dev.pulsebus.command.Outcome;
 import dev.pulsebus.command.QuotaPeriod;
 import dev.pulsebus.command.Scope;
@@ -15,9 +15,6 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -74,32 +71,32 @@ class SharedControlsTest {
     @Test
     void aCooldownSetOnOneInstanceRefusesOnTheOthersWithTheUsualAnswerOncePerBlock() {
         List<CommandRouter> r = routers(Servers.REDIS_PORT, daily());
-        Msg first = new Msg("/daily", "ann");
+        Msg first = new Msg("/daily", "ann", "g1");
         assertThat(r.get(0).route(first)).isEqualTo(Outcome.OK);
-        Msg onB = new Msg("/daily", "ann");
+        Msg onB = new Msg("/daily", "ann", "g1");
         assertThat(r.get(1).route(onB)).isEqualTo(Outcome.COOLDOWN);
         assertThat(onB.replies).singleElement().asString().isEqualTo("Slow down: try /daily again in 24 h.");
-        Msg onC = new Msg("/daily", "ann");
+        Msg onC = new Msg("/daily", "ann", "g1");
         assertThat(r.get(2).route(onC)).isEqualTo(Outcome.COOLDOWN);
         assertThat(onC.replies).as("told once per block, across instances").isEmpty();
-        assertThat(r.get(2).route(new Msg("/daily", "bob"))).as("another user").isEqualTo(Outcome.OK);
+        assertThat(r.get(2).route(new Msg("/daily", "bob", "g1"))).as("another user").isEqualTo(Outcome.OK);
 
         clock.advance(Duration.ofDays(1));
-        assertThat(r.get(2).route(new Msg("/daily", "ann"))).isEqualTo(Outcome.OK);
-        assertThat(r.get(0).route(new Msg("/daily", "ann"))).isEqualTo(Outcome.COOLDOWN);
+        assertThat(r.get(2).route(new Msg("/daily", "ann", "g1"))).isEqualTo(Outcome.OK);
+        assertThat(r.get(0).route(new Msg("/daily", "ann", "g1"))).isEqualTo(Outcome.COOLDOWN);
     }
 
     @Test
     void theRefusalReadsAsOnOneInstance() {
         CommandRouter local = CommandRouter.builder().clock(clock).build();
         local.register(daily());
-        Msg ok = new Msg("/daily", "ann");
+        Msg ok = new Msg("/daily", "ann", "g1");
         local.route(ok);
-        Msg refusedLocally = new Msg("/daily", "ann");
+        Msg refusedLocally = new Msg("/daily", "ann", "g1");
         local.route(refusedLocally);
         List<CommandRouter> r = routers(Servers.REDIS_PORT, daily());
-        r.get(0).route(new Msg("/daily", "ann"));
-        Msg refusedShared = new Msg("/daily", "ann");
+        r.get(0).route(new Msg("/daily", "ann", "g1"));
+        Msg refusedShared = new Msg("/daily", "ann", "g1");
         r.get(1).route(refusedShared);
         assertThat(refusedShared.replies).isEqualTo(refusedLocally.replies);
     }
@@ -121,7 +118,7 @@ class SharedControlsTest {
                 } catch (InterruptedException e) {
                     return;
                 }
-                Msg m = new Msg("/ask", user);
+                Msg m = new Msg("/ask", user, "g1");
                 Outcome o = router.route(m);
                 if (o == Outcome.OK) {
                     granted.incrementAndGet();
@@ -137,21 +134,21 @@ class SharedControlsTest {
         assertThat(granted.get()).isEqualTo(5);
         assertThat(told.get()).as("the refusal told once for the block").isEqualTo(1);
         clock.advance(Duration.ofMinutes(1));
-        assertThat(r.get(1).route(new Msg("/ask", "late"))).isEqualTo(Outcome.OK);
+        assertThat(r.get(1).route(new Msg("/ask", "late", "g1"))).isEqualTo(Outcome.OK);
     }
 
     @Test
     void aQuotaCountsAcrossInstancesAndABadArgumentGivesTheCallBack() {
         List<CommandRouter> r = routers(Servers.REDIS_PORT, Command.named("draw")
                 .quota(2, QuotaPeriod.DAY, Scope.USER).handler(call -> call.reply("card " + call.argInt(0))));
-        assertThat(r.get(0).route(new Msg("/draw 1", "ann"))).isEqualTo(Outcome.OK);
-        assertThat(r.get(1).route(new Msg("/draw x", "ann"))).isEqualTo(Outcome.BAD_ARGS);
-        assertThat(r.get(2).route(new Msg("/draw 2", "ann"))).as("the bad call was given back").isEqualTo(Outcome.OK);
-        Msg third = new Msg("/draw 3", "ann");
+        assertThat(r.get(0).route(new Msg("/draw 1", "ann", "g1"))).isEqualTo(Outcome.OK);
+        assertThat(r.get(1).route(new Msg("/draw x", "ann", "g1"))).isEqualTo(Outcome.BAD_ARGS);
+        assertThat(r.get(2).route(new Msg("/draw 2", "ann", "g1"))).as("the bad call was given back").isEqualTo(Outcome.OK);
+        Msg third = new Msg("/draw 3", "ann", "g1");
         assertThat(r.get(0).route(third)).isEqualTo(Outcome.QUOTA);
         assertThat(third.replies).singleElement().asString().contains("2");
         clock.advance(Duration.ofDays(1));
-        assertThat(r.get(1).route(new Msg("/draw 4", "ann"))).isEqualTo(Outcome.OK);
+        assertThat(r.get(1).route(new Msg("/draw 4", "ann", "g1"))).isEqualTo(Outcome.OK);
     }
 
     /**
@@ -163,20 +160,20 @@ class SharedControlsTest {
         List<CommandRouter> r = routers(Servers.REDIS_PORT, Command.named("spin")
                 .cooldown(Duration.ofMinutes(10), Scope.USER).rateLimit(3, Duration.ofMinutes(1), Scope.GLOBAL)
                 .handler(call -> call.reply("spun")));
-        assertThat(r.get(0).route(new Msg("/spin", "ann"))).isEqualTo(Outcome.OK);
-        assertThat(r.get(1).route(new Msg("/spin", "ann"))).as("ann's cooldown, on another instance")
+        assertThat(r.get(0).route(new Msg("/spin", "ann", "g1"))).isEqualTo(Outcome.OK);
+        assertThat(r.get(1).route(new Msg("/spin", "ann", "g1"))).as("ann's cooldown, on another instance")
                 .isEqualTo(Outcome.COOLDOWN);
-        assertThat(r.get(2).route(new Msg("/spin", "bob"))).isEqualTo(Outcome.OK);
-        assertThat(r.get(0).route(new Msg("/spin", "cy"))).as("ann's refused call took no rate").isEqualTo(Outcome.OK);
-        Msg dan = new Msg("/spin", "dan");
+        assertThat(r.get(2).route(new Msg("/spin", "bob", "g1"))).isEqualTo(Outcome.OK);
+        assertThat(r.get(0).route(new Msg("/spin", "cy", "g1"))).as("ann's refused call took no rate").isEqualTo(Outcome.OK);
+        Msg dan = new Msg("/spin", "dan", "g1");
         assertThat(r.get(1).route(dan)).isEqualTo(Outcome.RATE_LIMITED);
         assertThat(dan.replies).singleElement().asString().contains("/spin");
-        Msg eve = new Msg("/spin", "eve");
+        Msg eve = new Msg("/spin", "eve", "g1");
         assertThat(r.get(2).route(eve)).isEqualTo(Outcome.RATE_LIMITED);
         assertThat(eve.replies).as("told once for the block, across instances").isEmpty();
         clock.advance(Duration.ofMinutes(1));
-        assertThat(r.get(0).route(new Msg("/spin", "dan"))).as("dan's cooldown was given back").isEqualTo(Outcome.OK);
-        assertThat(r.get(1).route(new Msg("/spin", "ann"))).as("ann's cooldown holds").isEqualTo(Outcome.COOLDOWN);
+        assertThat(r.get(0).route(new Msg("/spin", "dan", "g1"))).as("dan's cooldown was given back").isEqualTo(Outcome.OK);
+        assertThat(r.get(1).route(new Msg("/spin", "ann", "g1"))).as("ann's cooldown holds").isEqualTo(Outcome.COOLDOWN);
     }
 
     @Test
@@ -189,18 +186,18 @@ class SharedControlsTest {
                     .as("every instance finds Redis").isTrue();
             long outagesBefore = a.outages.sum();
             proxy.cut();
-            assertThat(r.get(0).route(new Msg("/daily", "ann"))).as("still answered, on the local table")
+            assertThat(r.get(0).route(new Msg("/daily", "ann", "g1"))).as("still answered, on the local table")
                     .isEqualTo(Outcome.OK);
             assertThat(a.up()).isFalse();
-            assertThat(r.get(0).route(new Msg("/daily", "ann"))).as("the local table's cooldown").isEqualTo(Outcome.COOLDOWN);
-            assertThat(r.get(1).route(new Msg("/daily", "ann"))).as("B does not know A's local grant").isEqualTo(Outcome.OK);
+            assertThat(r.get(0).route(new Msg("/daily", "ann", "g1"))).as("the local table's cooldown").isEqualTo(Outcome.COOLDOWN);
+            assertThat(r.get(1).route(new Msg("/daily", "ann", "g1"))).as("B does not know A's local grant").isEqualTo(Outcome.OK);
             assertThat(a.outages.sum()).isEqualTo(outagesBefore + 1);
 
             proxy.restore();
             assertThat(Await.until(Duration.ofSeconds(10), () -> open.stream().allMatch(s -> ((RedisState) s).up())))
                     .as("every instance finds Redis again").isTrue();
-            assertThat(r.get(2).route(new Msg("/daily", "cy"))).isEqualTo(Outcome.OK);
-            assertThat(r.get(0).route(new Msg("/daily", "cy"))).as("shared again").isEqualTo(Outcome.COOLDOWN);
+            assertThat(r.get(2).route(new Msg("/daily", "cy", "g1"))).isEqualTo(Outcome.OK);
+            assertThat(r.get(0).route(new Msg("/daily", "cy", "g1"))).as("shared again").isEqualTo(Outcome.COOLDOWN);
         }
     }
 
@@ -211,38 +208,5 @@ class SharedControlsTest {
         assertThat(b.isDone("http:1")).isFalse();
         assertThat(a.markDone("http:1", 60_000)).isTrue();
         assertThat(b.isDone("http:1")).isTrue();
-    }
-
-    /** A message as a test writes it, keeping the router's answers. */
-    static final class Msg implements CommandSource {
-        final List<String> replies = new CopyOnWriteArrayList<>();
-        private final String text;
-        private final String user;
-
-        Msg(String text, String user) {
-            this.text = text;
-            this.user = user;
-        }
-
-        @Override
-        public String text() {
-            return text;
-        }
-
-        @Override
-        public String userId() {
-            return user;
-        }
-
-        @Override
-        public String chatId() {
-            return "g1";
-        }
-
-        @Override
-        public CompletionStage<String> reply(String text) {
-            replies.add(text);
-            return CompletableFuture.completedFuture("id");
-        }
     }
 }

@@ -6,10 +6,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-/** A message as a test writes it, keeping the router's answers. */
-final class Msg implements CommandSource {
+/** A message as a test writes it, keeping the router's answers (also for other modules' tests, in the test jar). */
+public final class Msg implements CommandSource {
 
-    final List<String> replies = new CopyOnWriteArrayList<>();
+    public final List<String> replies = new CopyOnWriteArrayList<>();
     private final String text;
     private final String user;
     private final String chat;
@@ -17,13 +17,13 @@ final class Msg implements CommandSource {
     private SenderRole role = SenderRole.MEMBER;
     private Locale locale = Locale.ENGLISH;
 
-    Msg(String text, String user, String chat) {
+    public Msg(String text, String user, String chat) {
         this.text = text;
         this.user = user;
         this.chat = chat;
     }
 
-    static Msg of(String text) {
+    public static Msg of(String text) {
         return new Msg(text, "u1", "g1");
     }
 
