@@ -7,6 +7,8 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
@@ -173,11 +175,29 @@ public final class Cluster implements AutoCloseable {
     }
 
     /**
-     * Modules' cron jobs run each time on one instance: the first to claim the job's time in Redis, held an hour
-     * (instances' clocks may differ by less). While Redis cannot answer, each instance runs it.
+     * Modules' cron jobs run each time on one instance, one run of a job at a time in the cluster: the first
+     * instance to claim the job's time in Redis (the claim kept an hour: instances' clocks differ by less) runs
+     * it, unless a run of the job still goes (its mark, set with the claim, kept until that run ends or for the
+     * run's hold). While Redis cannot answer, each instance runs it.
      */
     public ScheduleClaims scheduleClaims() {
-        return (job, time) -> redis.claim("schedule:" + job + "@" + time.toEpochMilli(), SCHEDULE_CLAIM_MILLIS);
+        return new ScheduleClaims() {
+            @Override
+            public Claim claim(String job, Instant time, Duration hold) {
+                long r = redis.scheduleClaim(job, time.toEpochMilli(), holder(time), SCHEDULE_CLAIM_MILLIS,
+                        Math.max(1, hold.toMillis()));
+                return r == 1 ? Claim.ELSEWHERE : r == 2 ? Claim.BUSY : Claim.RUN;
+            }
+
+            @Override
+            public void ended(String job, Instant time) {
+                redis.scheduleEnded(job, holder(time));
+            }
+
+            private String holder(Instant time) {
+                return instance() + "@" + time.toEpochMilli();
+            }
+        };
     }
 
     private static final long SCHEDULE_CLAIM_MILLIS = 3_600_000;

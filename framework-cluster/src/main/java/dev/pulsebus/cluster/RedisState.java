@@ -373,6 +373,40 @@ final class RedisState implements SharedControls, AutoCloseable {
         }
     }
 
+    /**
+     * A cron job's time: KEYS the time's claim and the job's running mark; ARGV holder, the time claim's and the
+     * mark's expiry. 0: run (both set), 1: another instance claimed the time, 2: a run of the job still goes (the
+     * time's claim taken back, so that each instance finds the job busy).
+     */
+    private static final String SCHEDULE = """
+            if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+            if not redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[3]) then
+              redis.call('DEL', KEYS[1])
+              return 2
+            end
+            return 0
+            """;
+    /** Removes KEYS[1] when it still holds ARGV[1] (a run's mark, not a later run's). */
+    private static final String SCHEDULE_ENDED = """
+            if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+            return 1
+            """;
+
+    /**
+     * {@link Cluster#scheduleClaims}: 0 run, 1 claimed elsewhere, 2 busy; 0 also when Redis cannot answer. The
+     * running mark holds {@code holder} for {@code holdMillis} at most.
+     */
+    long scheduleClaim(String job, long timeMillis, String holder, long claimMillis, long holdMillis) {
+        long r = eval(SCHEDULE, new String[] {prefix + "schedule:" + job + "@" + timeMillis,
+            prefix + "schedule-running:" + job}, holder, Long.toString(claimMillis), Long.toString(holdMillis));
+        return r == UNAVAILABLE ? 0 : r;
+    }
+
+    /** The run {@code holder} claimed of {@code job} has ended: its running mark goes (if still its own). */
+    void scheduleEnded(String job, String holder) {
+        eval(SCHEDULE_ENDED, new String[] {prefix + "schedule-running:" + job}, holder);
+    }
+
     /** Whether event {@code id} was handled (false also when Redis cannot answer: it then runs again). */
     boolean isDone(String id) {
         RedisCommands<String, String> r = commands();

@@ -328,16 +328,30 @@ class ClusterTest {
     }
 
     @Test
-    void aScheduledTimeIsClaimedByOneInstanceOnly() throws Exception {
+    void aScheduledTimeIsClaimedByOneInstanceOnlyAndOneRunOfAJobGoesAtATime() throws Exception {
         ScheduleClaims a = join("a").scheduleClaims();
         ScheduleClaims b = join("b").scheduleClaims();
         Instant nine = Instant.parse("2026-12-02T09:00:00Z");
+        Duration hold = Duration.ofMinutes(2);
+        String digest = "digest/0 9 * * */Z";
 
-        assertThat(b.claim("digest/0 9 * * */Z", nine)).isTrue();
-        assertThat(a.claim("digest/0 9 * * */Z", nine)).isFalse();
-        assertThat(b.claim("digest/0 9 * * */Z", nine)).as("asked again").isFalse();
-        assertThat(a.claim("digest/0 9 * * */Z", nine.plusSeconds(86_400))).as("the next day").isTrue();
-        assertThat(a.claim("digest/0 9 * * */Z#2", nine)).as("another job alike").isTrue();
+        assertThat(b.claim(digest, nine, hold)).isEqualTo(ScheduleClaims.Claim.RUN);
+        assertThat(a.claim(digest, nine, hold)).isEqualTo(ScheduleClaims.Claim.ELSEWHERE);
+        assertThat(b.claim(digest, nine, hold)).as("asked again").isEqualTo(ScheduleClaims.Claim.ELSEWHERE);
+        assertThat(a.claim(digest + "#2", nine, hold)).as("another job alike").isEqualTo(ScheduleClaims.Claim.RUN);
+        Instant next = nine.plusSeconds(86_400);
+        assertThat(a.claim(digest, next, hold)).as("b's run of 09:00 still goes").isEqualTo(ScheduleClaims.Claim.BUSY);
+        a.ended(digest, next); // not a's run: b's mark stays
+        assertThat(b.claim(digest, next, hold)).as("busy for every instance").isEqualTo(ScheduleClaims.Claim.BUSY);
+
+        b.ended(digest, nine);
+        assertThat(a.claim(digest, next, hold)).as("b's run ended").isEqualTo(ScheduleClaims.Claim.RUN);
+        assertThat(b.claim(digest, next, hold)).isEqualTo(ScheduleClaims.Claim.ELSEWHERE);
+        a.ended(digest, next);
+        assertThat(b.claim(digest, next.plusSeconds(86_400), Duration.ofMillis(200)))
+                .isEqualTo(ScheduleClaims.Claim.RUN);
+        assertThat(Await.until(Duration.ofSeconds(5), () -> a.claim(digest, next.plusSeconds(2 * 86_400), hold)
+                == ScheduleClaims.Claim.RUN)).as("a run's mark lapses after its hold (its instance died)").isTrue();
     }
 
     @Test

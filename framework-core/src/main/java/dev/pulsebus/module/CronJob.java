@@ -11,8 +11,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A time missed while the bot was down is not replayed, unless the job asks with {@link #catchUp()}.
  *
- * <p>In a cluster each time runs on one instance, the first to claim it ({@link ScheduleClaims});
- * {@link ModuleContext#after} and {@link ModuleContext#every} run on every instance.
+ * <p>In a cluster each time runs on one instance, the first to claim it, and one run of the job goes at a time
+ * among the instances ({@link ScheduleClaims}); {@link ModuleContext#after} and {@link ModuleContext#every} run
+ * on every instance.
  */
 public interface CronJob extends AutoCloseable {
 

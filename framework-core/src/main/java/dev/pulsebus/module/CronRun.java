@@ -5,8 +5,10 @@ import dev.pulsebus.internal.FailureLog;
 import dev.pulsebus.kv.Kv;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
@@ -95,21 +97,22 @@ final class CronRun implements CronJob {
     /** Runs the job now for its time {@code time}, claimed as {@code claimed} (the time a catch-up replays). */
     private void run(Instant time, Instant claimed) {
         if (!running.compareAndSet(false, true)) {
-            skipped.increment();
-            if (skippedCounter != null) {
-                skippedCounter.increment();
-            }
-            LOG.debug("Scheduled job {} of module {}: the run of {} is skipped, the one before still runs", cron,
-                    module, time);
+            skip(time);
             return;
         }
         try {
             Thread.ofVirtual().name("pulsebus-module-" + module).start(() -> {
+                ScheduleClaims.Claim claim = null;
                 try {
-                    if (!claimed(claimed)) {
+                    claim = claim(claimed);
+                    if (claim == ScheduleClaims.Claim.ELSEWHERE) {
                         if (elsewhere != null) {
                             elsewhere.increment();
                         }
+                        return;
+                    }
+                    if (claim == ScheduleClaims.Claim.BUSY) { // a run of this job still goes on another instance
+                        skip(time);
                         return;
                     }
                     runs.increment();
@@ -124,6 +127,9 @@ final class CronRun implements CronJob {
                     }
                     failures.failed(t, "running (time " + time + ")");
                 } finally {
+                    if (claim == ScheduleClaims.Claim.RUN) {
+                        ended(claimed);
+                    }
                     running.set(false);
                 }
             });
@@ -133,13 +139,39 @@ final class CronRun implements CronJob {
         }
     }
 
-    /** Whether this instance runs {@code time}; yes when the claims cannot tell (a failing one is logged). */
-    private boolean claimed(Instant time) {
+    private void skip(Instant time) {
+        skipped.increment();
+        if (skippedCounter != null) {
+            skippedCounter.increment();
+        }
+        LOG.debug("Scheduled job {} of module {}: the run of {} is skipped, the one before still runs", cron,
+                module, time);
+    }
+
+    /**
+     * What this instance does with {@code time}; it runs it when the claims cannot tell (a failing one is logged).
+     * A run holds the job from the other instances for twice the gap to the next time, from a minute to an hour.
+     */
+    private ScheduleClaims.Claim claim(Instant time) {
+        Instant after = cron.next(time);
+        Duration gap = after == null ? MAX_HOLD : Duration.between(time, after).multipliedBy(2);
+        Duration hold = gap.compareTo(MIN_HOLD) < 0 ? MIN_HOLD : gap.compareTo(MAX_HOLD) > 0 ? MAX_HOLD : gap;
         try {
-            return claims.claim(id, time);
+            return Objects.requireNonNull(claims.claim(id, time, hold), "claim");
         } catch (RuntimeException e) {
             failures.failed(e, "claiming its run of " + time + " (running it here)");
-            return true;
+            return ScheduleClaims.Claim.RUN;
+        }
+    }
+
+    private static final Duration MIN_HOLD = Duration.ofMinutes(1);
+    private static final Duration MAX_HOLD = Duration.ofHours(1);
+
+    private void ended(Instant time) {
+        try {
+            claims.ended(id, time);
+        } catch (RuntimeException e) {
+            failures.failed(e, "telling the cluster its run of " + time + " ended");
         }
     }
 
