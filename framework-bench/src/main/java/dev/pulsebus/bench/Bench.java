@@ -15,7 +15,6 @@ import dev.pulsebus.bench.overall.OverallSuite;
 import dev.pulsebus.bench.router.RouterSuite;
 import dev.pulsebus.bench.startup.StartupSuite;
 import dev.pulsebus.bench.storage.StorageSuite;
-import java.lang.management.ManagementFactory;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -43,14 +42,7 @@ public final class Bench {
     }
 
     public static void main(String[] args) {
-        // The servers the suites start run in this JVM. On JDK 24+ Netty leaves sun.misc.Unsafe alone unless the
-        // JVM allows it, and falls back to checked ByteBuffer access for every byte of a direct buffer; ./pulsebus
-        // allows it (--sun-misc-unsafe-memory-access=allow, which JDK 21 does not know, so Maven cannot pass it).
-        // Measure them as users run them: the JDK then warns once that Unsafe's memory access is deprecated.
-        if (Runtime.version().feature() >= 24 && !ManagementFactory.getRuntimeMXBean().getInputArguments()
-                .contains("--sun-misc-unsafe-memory-access=allow")) {
-            System.setProperty("io.netty.noUnsafe", "false");
-        }
+        BenchMain.nettyAsTheServerRunsIt(); // first: the suites' servers run in this JVM
         System.exit(BenchMain.run(args, suites()));
     }
 }

@@ -20,7 +20,23 @@ public final class BenchMain {
     /** The forks' system property naming the run's temporary data directory. */
     static final String DIR_PROPERTY = "pulsebus.bench.dir";
 
+    /** The JVM option (JDK 23+) that lets {@code sun.misc.Unsafe}'s memory access go unwarned; ./pulsebus gives it. */
+    public static final String ALLOW_UNSAFE = "--sun-misc-unsafe-memory-access=allow";
+
     private BenchMain() {
+    }
+
+    /**
+     * Puts Netty in this JVM on its {@code Unsafe} buffers, as a server started by ./pulsebus is: on JDK 24+ Netty
+     * leaves {@code Unsafe} alone unless the JVM was given {@link #ALLOW_UNSAFE}, which Maven cannot pass (JDK 21
+     * does not know it), and reads every byte of a direct buffer through checked ByteBuffer access. The servers of
+     * the http, adapter, longpoll and cluster suites run in this JVM. Call before any Netty class loads; the JDK
+     * then warns once that {@code Unsafe}'s memory access is deprecated.
+     */
+    public static void nettyAsTheServerRunsIt() {
+        if (Runtime.version().feature() >= 24 && !Meta.hostVmArgs().contains(ALLOW_UNSAFE)) {
+            System.setProperty("io.netty.noUnsafe", "false");
+        }
     }
 
     /** The forks measure with this JVM's own flags plus a fixed heap, so runs compare. */
@@ -39,7 +55,7 @@ public final class BenchMain {
         args.add("-Xms1g");
         args.add("-Xmx1g");
         if (Runtime.version().feature() >= 23) {
-            args.add("--sun-misc-unsafe-memory-access=allow"); // JMH's own Unsafe use, not ours: no warning
+            args.add(ALLOW_UNSAFE); // JMH's own Unsafe use, and Netty's as in the server: no warning
         }
         return args;
     }

@@ -1,5 +1,6 @@
 package dev.pulsebus.bench.startup;
 
+import dev.pulsebus.bench.harness.BenchMain;
 import dev.pulsebus.bench.harness.BenchOptions;
 import dev.pulsebus.bench.harness.Progress;
 import dev.pulsebus.bench.harness.Row;
@@ -297,7 +298,7 @@ public final class StartupSuite implements Suite {
     static List<String> jvm(String java) {
         List<String> flags = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED"));
         if (Runtime.version().feature() >= 24) {
-            flags.add("--sun-misc-unsafe-memory-access=allow");
+            flags.add(BenchMain.ALLOW_UNSAFE);
         }
         return flags;
     }
