@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pulsebus.event.ChatRef;
 import dev.pulsebus.event.Self;
+import dev.pulsebus.pipeline.ReplyWatch;
 import dev.pulsebus.testing.Await;
 import dev.pulsebus.testing.TcpProxy;
 import java.net.URI;
@@ -80,6 +81,35 @@ class ClusterSayTest {
             assertThat(failed).as("the rooms a holds: a cannot store them").isPositive();
             for (int i : stored) {
                 assertThat(history(b, "room" + i)).contains("\"user\":\"bot\"").contains("hello " + i);
+            }
+            database.restore();
+        }
+    }
+
+    @Test
+    void aMessageSentOnAWatchedThreadIsDoneOnceTheBrokerHasItNotWhenTheHolderStoresIt() throws Exception {
+        try (TestCluster cluster = new TestCluster("ClusterSayTest"); TcpProxy database = new TcpProxy(5432)) {
+            PulseBusServer a = cluster.start(dir, "a", "", database.port()); // holds every room
+            assertThat(Await.until(Duration.ofSeconds(30), () -> TestCluster.metric(a,
+                    "pulsebus_cluster_partitions_held", "") == TestCluster.PARTITIONS)).isTrue();
+            database.cut(); // the holder cannot store
+            Thread.sleep(300); // the seqs it took ahead have aged
+            Self bot = new Self("http", "bot");
+
+            CompletableFuture<String> unwatched = a.pipeline().message(bot).to(ChatRef.group("http", "lobby"))
+                    .text("waits for the holder").send().toCompletableFuture();
+            // As on a partition's thread, which waits for the sends it makes: the room may be its own partition's,
+            // so waiting for the holder would be waiting for itself.
+            List<CompletableFuture<String>> watched = new ArrayList<>();
+            ReplyWatch.run(() -> watched.add(a.pipeline().message(bot).to(ChatRef.group("http", "lobby"))
+                    .text("done at the confirm").send().toCompletableFuture()));
+
+            assertThat(watched.get(0).get(30, TimeUnit.SECONDS)).isNotEmpty();
+            try {
+                unwatched.get(30, TimeUnit.SECONDS);
+                throw new AssertionError("stored, though the holder's database is cut");
+            } catch (ExecutionException expected) {
+                // the holder answered that it could not store it
             }
             database.restore();
         }
