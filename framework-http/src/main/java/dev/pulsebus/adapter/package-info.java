@@ -1,5 +1,6 @@
 /**
- * What the platform adapters of {@code framework-http} share, so each idea has one owner: reading a JSON
+ * What the platform adapters of {@code framework-http} share, so each idea has one owner: reading JSON
+ * straight from its UTF-8 bytes, checked strictly ({@link dev.pulsebus.adapter.JsonBytes}), reading a JSON
  * object into an event's plain fields as it streams ({@link dev.pulsebus.adapter.FieldReader},
  * {@link dev.pulsebus.adapter.JsonInput}), reading an {@code [adapters.*]} section with the checks each
  * makes ({@link dev.pulsebus.adapter.SectionReader}), and the counters and meters of bounded label sets

@@ -8,7 +8,7 @@
  * {@code max_frame_bytes}), the action table ({@code Link}: echo matching, retcode failures, timeouts,
  * in-flight actions failed on disconnect), the bounded queue of a forward connection that is down, the
  * inbound lanes, bad-frame counting. What differs is one {@code Protocol} per version ({@code V11Protocol},
- * {@code V12Protocol}), with v11's streaming decoder ({@code V11Decoder}: no tree on the hot path) and
+ * {@code V12Protocol}), with v11's decoder ({@code V11Decoder}: straight from the frame's bytes, no tree on the hot path) and
  * segment codec ({@code V11Segments}, {@code CqCode}).
  *
  * <p>Netty's I/O threads only parse frames and complete the wire's bookkeeping; events reach the
