@@ -1,9 +1,14 @@
 package dev.pulsebus.adapter;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
+import static dev.pulsebus.adapter.JsonBytes.ARRAY;
+import static dev.pulsebus.adapter.JsonBytes.DECIMAL;
+import static dev.pulsebus.adapter.JsonBytes.FALSE;
+import static dev.pulsebus.adapter.JsonBytes.INTEGER;
+import static dev.pulsebus.adapter.JsonBytes.OBJECT;
+import static dev.pulsebus.adapter.JsonBytes.STRING;
+import static dev.pulsebus.adapter.JsonBytes.TRUE;
+
 import dev.pulsebus.event.FieldMap;
-import java.io.IOException;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -12,33 +17,37 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reads JSON values from a streaming parser into the plain values an event keeps: {@code String},
+ * Reads JSON values from a {@link JsonBytes} into the plain values an event keeps: {@code String},
  * {@code Long} (or {@code BigInteger} past a long), {@code Double}, {@code Boolean}, immutable lists and
  * {@link FieldMap}s, JSON nulls left out. Every map and list is built on one stack of keys and values that
  * is reused from read to read and copied out once at its exact size, so a read allocates little beyond what
- * it returns. Short strings that are one of the {@linkplain #FieldReader(String...) known values} come back
- * as those constants instead of being made again, and within one read (from one {@link #reset()} to the
- * next) a string, a number or an object that came before with the same value is returned again rather
- * than made twice: a platform's objects repeat themselves (the chat of a message and of the message it
- * answers, a user's names). Not thread-safe: one per thread, reused.
+ * it returns. Strings that are one of the {@linkplain #FieldReader(String...) known values} come back as
+ * those constants instead of being made again, and within one read (from one {@link #reset()} to the next)
+ * a string, a number or an object that came before with the same value is returned again rather than made
+ * twice (strings compared on their bytes): a platform's objects repeat themselves (the chat of a message and
+ * of the message it answers, a user's names). Not thread-safe: one per thread, reused.
  */
 public final class FieldReader {
 
-    private final String[] known;
-    private final int knownMax;
+    private final JsonBytes.Known known;
     private Object[] stack = new Object[64];
     private int top;
-    /** The strings, numbers and objects made since {@link #reset()}, looked up before making another. */
-    private final Object[] made = new Object[MADE];
-    private int madeCount;
-    private static final int MADE = 48;
-    /** Strings longer than this are made without a look-up. */
-    private static final int MADE_MAX_LENGTH = 64;
+    /**
+     * The strings, numbers and maps made since {@link #reset()}, each kind apart, looked up before making
+     * another; past {@value #MADE} of a kind, the rest are made without being kept here.
+     */
+    private final String[] strings = new String[MADE];
+    private int stringCount;
+    private final long[] numbers = new long[MADE];
+    private final Long[] boxes = new Long[MADE];
+    private int numberCount;
+    private final FieldMap[] maps = new FieldMap[MADE];
+    private int mapCount;
+    private static final int MADE = 32;
 
-    /** A reader that returns {@code known} strings as these constants (values a platform enumerates). */
+    /** A reader that returns {@code known} strings (ASCII) as these constants (values a platform enumerates). */
     public FieldReader(String... known) {
-        this.known = known.clone();
-        this.knownMax = Arrays.stream(known).mapToInt(String::length).max().orElse(0);
+        this.known = JsonBytes.known(known);
     }
 
     /**
@@ -48,48 +57,48 @@ public final class FieldReader {
     public void reset() {
         Arrays.fill(stack, 0, top, null);
         top = 0;
-        Arrays.fill(made, 0, madeCount, null);
-        madeCount = 0;
+        Arrays.fill(strings, 0, stringCount, null);
+        stringCount = 0;
+        Arrays.fill(boxes, 0, numberCount, null);
+        numberCount = 0;
+        Arrays.fill(maps, 0, mapCount, null);
+        mapCount = 0;
     }
 
-    private <T> T made(T value) {
-        if (madeCount < MADE) {
-            made[madeCount++] = value;
-        }
-        return value;
-    }
-
-    /** The value at the parser's current token {@code t} (not {@code VALUE_NULL}), the parser left at its end. */
-    public Object value(JsonParser p, JsonToken t) throws IOException {
-        return switch (t) {
-            case VALUE_STRING -> string(p);
-            case VALUE_NUMBER_INT -> p.getNumberType() == JsonParser.NumberType.BIG_INTEGER
-                    ? p.getBigIntegerValue() : number(p.getLongValue());
-            case VALUE_NUMBER_FLOAT -> p.getDoubleValue();
-            case VALUE_TRUE -> true;
-            case VALUE_FALSE -> false;
-            case START_OBJECT -> object(p, null, null);
-            case START_ARRAY -> array(p);
-            default -> p.getText();
+    /** The value that is next in {@code j} (not a null), read to its end. */
+    public Object value(JsonBytes j) throws JsonBytes.MalformedException {
+        int kind = j.kind();
+        return switch (kind) {
+            case STRING -> string(j);
+            case INTEGER -> j.isLong() ? number(j.longValue(0)) : j.number();
+            case DECIMAL -> j.number();
+            case TRUE, FALSE -> {
+                j.skip();
+                yield kind == TRUE;
+            }
+            case OBJECT -> object(j, null, null);
+            case ARRAY -> array(j);
+            default -> j.text();
         };
     }
 
     /**
-     * The object whose {@code START_OBJECT} is the parser's current token, read to its end; with
-     * {@code addKey} set, that key and {@code addValue} are added after the object's own fields.
+     * The object that is next in {@code j}, read to its end; with {@code addKey} set, that key and
+     * {@code addValue} are added after the object's own fields.
      */
-    public Map<String, Object> object(JsonParser p, @Nullable String addKey, @Nullable Object addValue)
-            throws IOException {
+    public Map<String, Object> object(JsonBytes j, @Nullable String addKey, @Nullable Object addValue)
+            throws JsonBytes.MalformedException {
         int base = top;
         Map<String, Object> spilled = null;
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String key = p.currentName();
-            JsonToken v = p.nextToken();
-            if (v == JsonToken.VALUE_NULL) {
-                continue;
-            }
-            Object value = value(p, v);
-            spilled = spilled != null ? put(spilled, key, value) : push(base, key, value);
+        if (j.beginObject()) {
+            do {
+                String key = j.name();
+                if (j.nullValue()) {
+                    continue;
+                }
+                Object value = value(j);
+                spilled = spilled != null ? put(spilled, key, value) : push(base, key, value);
+            } while (j.nextField());
         }
         if (addKey != null && addValue != null) {
             spilled = spilled != null ? put(spilled, addKey, addValue) : push(base, addKey, addValue);
@@ -99,7 +108,10 @@ public final class FieldReader {
         }
         Map<String, Object> map = madeMap(base);
         if (map == null) {
-            map = made(FieldMap.copyOf(stack, base, top));
+            map = FieldMap.copyOf(stack, base, top);
+            if (mapCount < MADE && map instanceof FieldMap made) {
+                maps[mapCount++] = made;
+            }
         }
         Arrays.fill(stack, base, top, null);
         top = base;
@@ -107,18 +119,18 @@ public final class FieldReader {
     }
 
     /** A map made before in this read with exactly the keys and values on the stack from {@code base}; else null. */
-    @SuppressWarnings("unchecked") // only FieldMaps are kept in made
     private @Nullable Map<String, Object> madeMap(int base) {
         int size = (top - base) / 2;
         next:
-        for (int m = 0; m < madeCount; m++) {
-            if (made[m] instanceof FieldMap earlier && earlier.size() == size) {
+        for (int m = 0; m < mapCount; m++) {
+            FieldMap earlier = maps[m];
+            if (earlier.size() == size) {
                 for (int i = base; i < top; i += 2) {
                     if (!stack[i + 1].equals(earlier.get(stack[i]))) {
                         continue next;
                     }
                 }
-                return (Map<String, Object>) earlier;
+                return earlier;
             }
         }
         return null;
@@ -128,57 +140,50 @@ public final class FieldReader {
         if (value >= -128 && value <= 127) {
             return value; // Long's own cache
         }
-        for (int m = 0; m < madeCount; m++) {
-            if (made[m] instanceof Long l && l == value) {
-                return l;
+        for (int m = 0; m < numberCount; m++) {
+            if (numbers[m] == value) {
+                return boxes[m];
             }
         }
-        return made(value);
+        Long box = value;
+        if (numberCount < MADE) {
+            numbers[numberCount] = value;
+            boxes[numberCount++] = box;
+        }
+        return box;
     }
 
-    /** The string at the parser: a known value as that constant, one made before in this read again, else made. */
-    private String string(JsonParser p) throws IOException {
-        int length = p.getTextLength();
-        if (length > MADE_MAX_LENGTH) {
-            return p.getText();
+    /** The string that is next: a known value as that constant, one made before in this read again, else made. */
+    private String string(JsonBytes j) throws JsonBytes.MalformedException {
+        String s = j.string(known, strings, stringCount);
+        if (stringCount < MADE && s.length() > 2 && !isMade(s)) {
+            strings[stringCount++] = s; // the shortest are cheap to make again
         }
-        char[] chars = p.getTextCharacters();
-        int offset = p.getTextOffset();
-        if (length <= knownMax) {
-            for (String k : known) {
-                if (k.length() == length && same(k, chars, offset)) {
-                    return k;
-                }
-            }
-        }
-        for (int m = 0; m < madeCount; m++) {
-            if (made[m] instanceof String s && s.length() == length && same(s, chars, offset)) {
-                return s;
-            }
-        }
-        return made(new String(chars, offset, length));
+        return s;
     }
 
-    private static boolean same(String s, char[] chars, int offset) {
-        for (int i = 0; i < s.length(); i++) {
-            if (s.charAt(i) != chars[offset + i]) {
-                return false;
+    @SuppressWarnings("ReferenceEquality") // the very string, found again by JsonBytes#string
+    private boolean isMade(String s) {
+        for (int m = 0; m < stringCount; m++) {
+            if (strings[m] == s) {
+                return true;
             }
         }
-        return true;
+        return false;
     }
 
-    private List<Object> array(JsonParser p) throws IOException {
+    private List<Object> array(JsonBytes j) throws JsonBytes.MalformedException {
         int base = top;
-        JsonToken e;
-        while ((e = p.nextToken()) != JsonToken.END_ARRAY) {
-            if (e != JsonToken.VALUE_NULL) {
-                Object v = value(p, e);
-                if (top == stack.length) {
-                    stack = Arrays.copyOf(stack, stack.length * 2);
+        if (j.beginArray()) {
+            do {
+                if (!j.nullValue()) {
+                    Object v = value(j);
+                    if (top == stack.length) {
+                        stack = Arrays.copyOf(stack, stack.length * 2);
+                    }
+                    stack[top++] = v;
                 }
-                stack[top++] = v;
-            }
+            } while (j.nextElement());
         }
         int n = top - base;
         List<Object> list = switch (n) { // the fixed-arity List.of keep no array of their own
@@ -203,7 +208,7 @@ public final class FieldReader {
      */
     private @Nullable Map<String, Object> push(int base, String key, Object value) {
         for (int i = base; i < top; i += 2) {
-            if (stack[i].equals(key)) {
+            if (stack[i] == key || stack[i].equals(key)) { // keys come again as the same strings (JsonBytes#name)
                 stack[i + 1] = value;
                 return null;
             }
@@ -225,5 +230,4 @@ public final class FieldReader {
         stack[top++] = value;
         return null;
     }
-
 }

@@ -70,7 +70,24 @@ public final class JsonBytes {
         }
     }
 
+    /** The kind of value each first byte starts: {@link #INTEGER} for any number (scanned to know), 0 for none. */
+    private static final byte[] KINDS = new byte[256];
+
+    static {
+        KINDS['{'] = OBJECT;
+        KINDS['['] = ARRAY;
+        KINDS['"'] = STRING;
+        KINDS['t'] = TRUE;
+        KINDS['f'] = FALSE;
+        KINDS['n'] = NULL;
+        KINDS['-'] = INTEGER;
+        for (char c = '0'; c <= '9'; c++) {
+            KINDS[c] = INTEGER;
+        }
+    }
+
     private static final byte[] EMPTY = new byte[0];
+    private static final String[] EMPTY_SEEN = new String[0];
     /** Eight bytes at a time, for the scans of strings (the order the masks below assume). */
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final long ONES = 0x0101010101010101L;
@@ -101,7 +118,8 @@ public final class JsonBytes {
     private int numberClose;
     private int numberKind;
     private char[] chars = new char[128];
-    private byte[] scratch = new byte[8192];
+    /** Where a direct buffer's bytes are copied to be read; made at the first. */
+    private byte[] scratch = EMPTY;
 
     /** Starts reading the document in {@code bytes[offset, offset + length)} (a leading UTF-8 BOM is passed over). */
     public JsonBytes reset(byte[] bytes, int offset, int length) {
@@ -130,7 +148,7 @@ public final class JsonBytes {
         }
         byte[] into = scratch;
         if (into.length < n) {
-            into = new byte[Math.max(n, into.length * 2)];
+            into = new byte[Math.max(n, Math.max(8192, into.length * 2))];
             if (into.length <= 1024 * 1024) {
                 scratch = into;
             }
@@ -150,16 +168,14 @@ public final class JsonBytes {
         if (pos >= end) {
             throw malformed("the document ends where a value is expected");
         }
-        return switch (b[pos]) {
-            case '{' -> OBJECT;
-            case '[' -> ARRAY;
-            case '"' -> STRING;
-            case 't' -> TRUE;
-            case 'f' -> FALSE;
-            case 'n' -> NULL;
-            case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9' -> scanNumberKind();
-            default -> throw malformed("a value is expected");
-        };
+        int kind = KINDS[b[pos] & 0xFF]; // a look-up, not a jump per value
+        if (kind == INTEGER) {
+            return scanNumberKind();
+        }
+        if (kind == 0) {
+            throw malformed("a value is expected");
+        }
+        return kind;
     }
 
     /** The kind of the last scalar {@link #text()} read, or of the container it passed over. */
@@ -290,6 +306,15 @@ public final class JsonBytes {
      * other scalar as {@link #text()} does.
      */
     public String string(Known known) throws MalformedException {
+        return string(known, EMPTY_SEEN, 0);
+    }
+
+    /**
+     * As {@link #string(Known)}, but a plain ASCII string that is none of {@code known} is also looked for
+     * among {@code seen[0, count)} (strings made before), compared on the bytes, and returned as that string
+     * rather than made again.
+     */
+    public String string(Known known, String[] seen, int count) throws MalformedException {
         if (kind() != STRING) {
             return text();
         }
@@ -309,7 +334,16 @@ public final class JsonBytes {
                 }
             }
         }
-        return length == 0 ? "" : new String(b, start, length, StandardCharsets.ISO_8859_1);
+        if (length == 0) {
+            return "";
+        }
+        for (int i = 0; i < count; i++) {
+            String s = seen[i];
+            if (s.length() == length && sameBytes(s, start, close)) {
+                return s;
+            }
+        }
+        return new String(b, start, length, StandardCharsets.ISO_8859_1);
     }
 
     /**
@@ -378,6 +412,26 @@ public final class JsonBytes {
         throw malformed("a number is expected");
     }
 
+    /** Whether the value that is next is an integer within a long (then {@link #longValue} reads it exactly). */
+    public boolean isLong() throws MalformedException {
+        if (kind() != INTEGER) {
+            return false;
+        }
+        boolean negative = b[pos] == '-';
+        int start = negative ? pos + 1 : pos;
+        int digits = numberClose - start;
+        if (digits != 19) {
+            return digits < 19;
+        }
+        String limit = negative ? "9223372036854775808" : "9223372036854775807";
+        for (int i = 0; i < 19; i++) {
+            if (b[start + i] != limit.charAt(i)) {
+                return b[start + i] < limit.charAt(i);
+            }
+        }
+        return true;
+    }
+
     /**
      * The value that is next as a long: an integer as itself (its low 64 bits past a long), a decimal cut
      * toward zero, a string of digits as its number; {@code otherwise} for anything else (passed over).
@@ -427,6 +481,11 @@ public final class JsonBytes {
     private Object numberAt(int start, int close) {
         BigInteger big = new BigInteger(new String(b, start, close - start, StandardCharsets.ISO_8859_1));
         return big.bitLength() < 64 ? (Object) big.longValue() : big;
+    }
+
+    /** A copy of the document's bytes from {@code mark} (a {@link #position()} taken before) to the position now. */
+    public byte[] bytesSince(int mark) {
+        return Arrays.copyOfRange(b, mark, pos);
     }
 
     /** Passes over the value that is next, checking it as it goes. */

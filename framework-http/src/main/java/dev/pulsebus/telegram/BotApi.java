@@ -1,12 +1,9 @@
 package dev.pulsebus.telegram;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParseException;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pulsebus.adapter.JsonBytes;
 import dev.pulsebus.internal.Json;
 import java.io.IOException;
 import java.net.URI;
@@ -28,7 +25,6 @@ import org.jspecify.annotations.Nullable;
 final class BotApi implements AutoCloseable {
 
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
-    private static final JsonFactory JSON = Json.MAPPER.getFactory();
 
     private final String apiUrl;
     private final HttpClient client;
@@ -49,14 +45,18 @@ final class BotApi implements AutoCloseable {
     /** {@code method} with {@code params}, waiting at most {@code timeout} for the answer. */
     JsonNode call(String token, String method, ObjectNode params, Duration timeout)
             throws IOException, InterruptedException {
-        JsonNode result = call(token, method, params, timeout, p -> (JsonNode) Json.MAPPER.readTree(p));
+        JsonNode result = call(token, method, params, timeout, j -> {
+            int from = j.position();
+            j.skip();
+            return Json.MAPPER.readTree(j.bytesSince(from));
+        });
         return result == null ? MissingNode.getInstance() : result;
     }
 
-    /** Reads an answer's {@code result} from the parser at its first token, leaving the parser at its end. */
+    /** Reads an answer's {@code result}, the value that is next in the reader, to its end. */
     @FunctionalInterface
     interface ResultReader<T> {
-        @Nullable T read(JsonParser p) throws IOException;
+        @Nullable T read(JsonBytes j) throws IOException;
     }
 
     /**
@@ -80,22 +80,27 @@ final class BotApi implements AutoCloseable {
         int code = response.statusCode();
         String description = "";
         int retryAfter = 0;
-        try (JsonParser p = JSON.createParser(response.body())) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                throw new JsonParseException(p, "not a JSON object");
+        try {
+            JsonBytes j = new JsonBytes().reset(response.body(), 0, response.body().length);
+            if (j.kind() != JsonBytes.OBJECT) {
+                throw new IOException("not a JSON object");
             }
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String field = p.currentName();
-                JsonToken v = p.nextToken();
-                switch (field) {
-                    case "ok" -> ok = v == JsonToken.VALUE_TRUE;
-                    case "result" -> result = reader.read(p);
-                    case "error_code" -> code = p.getValueAsInt(code);
-                    case "description" -> description = p.getValueAsString("");
-                    case "parameters" -> retryAfter = retryAfter(p, v);
-                    default -> p.skipChildren();
-                }
+            if (j.beginObject()) {
+                do {
+                    switch (j.name()) {
+                        case "ok" -> {
+                            ok = j.kind() == JsonBytes.TRUE;
+                            j.skip();
+                        }
+                        case "result" -> result = reader.read(j);
+                        case "error_code" -> code = (int) j.longValue(code);
+                        case "description" -> description = scalar(j);
+                        case "parameters" -> retryAfter = retryAfter(j);
+                        default -> j.skip();
+                    }
+                } while (j.nextField());
             }
+            j.finish();
         } catch (IOException e) {
             metrics.call(method, TelegramMetrics.Outcome.NETWORK);
             throw new IOException(method + " answered HTTP " + response.statusCode() + " with a body that is not "
@@ -111,22 +116,31 @@ final class BotApi implements AutoCloseable {
         throw new TelegramApiException(method, code, description, retryAfter);
     }
 
-    /** {@code parameters.retry_after}, the parser at the parameters' first token and left at their end. */
-    private static int retryAfter(JsonParser p, JsonToken t) throws IOException {
+    /** {@code parameters.retry_after}, 0 when there is none; the parameters read to their end. */
+    private static int retryAfter(JsonBytes j) throws IOException {
         int retryAfter = 0;
-        if (t != JsonToken.START_OBJECT) {
-            p.skipChildren();
+        if (j.kind() != JsonBytes.OBJECT) {
+            j.skip();
             return 0;
         }
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String field = p.currentName();
-            p.nextToken();
-            if (field.equals("retry_after")) {
-                retryAfter = p.getValueAsInt(0);
-            }
-            p.skipChildren();
+        if (j.beginObject()) {
+            do {
+                if (j.nameIs("retry_after")) {
+                    retryAfter = (int) j.longValue(0);
+                } else {
+                    j.skip();
+                }
+            } while (j.nextField());
         }
         return retryAfter;
+    }
+
+    /** The scalar that is next as text ({@code ""} for a null, an object or an array). */
+    private static String scalar(JsonBytes j) throws IOException {
+        if (j.nullValue()) {
+            return "";
+        }
+        return j.text();
     }
 
     @Override

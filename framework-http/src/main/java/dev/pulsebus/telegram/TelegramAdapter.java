@@ -1,9 +1,8 @@
 package dev.pulsebus.telegram;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pulsebus.adapter.JsonBytes;
 import dev.pulsebus.event.Event;
 import dev.pulsebus.internal.Backoff;
 import dev.pulsebus.internal.Json;
@@ -349,22 +348,25 @@ public final class TelegramAdapter implements Adapter {
     private record Polled(long updateId, String type, @Nullable Event event, String problem) {
     }
 
-    /** The updates of a {@code getUpdates} result, the parser at its first token. */
-    private List<Polled> read(Bot bot, JsonParser p) throws IOException {
-        if (p.currentToken() != JsonToken.START_ARRAY) {
-            p.skipChildren();
+    /** The updates of a {@code getUpdates} result, the value that is next in {@code j}. */
+    private List<Polled> read(Bot bot, JsonBytes j) throws IOException {
+        if (j.kind() != JsonBytes.ARRAY) {
+            j.skip();
             return List.of();
         }
         UpdateDecoder decoder = UpdateDecoder.forThisThread();
         Instant now = clock.instant();
         List<Polled> batch = new ArrayList<>();
-        while (p.nextToken() != JsonToken.END_ARRAY) {
-            try {
-                Event e = decoder.read(p, bot.id, bot.username, now);
-                batch.add(new Polled(decoder.updateId(), decoder.type(), e, ""));
-            } catch (IllegalArgumentException | NullPointerException e) {
-                batch.add(new Polled(decoder.updateId(), "", null, e.getMessage() == null ? e.toString() : e.getMessage()));
-            }
+        if (j.beginArray()) {
+            do {
+                try {
+                    Event e = decoder.read(j, bot.id, bot.username, now);
+                    batch.add(new Polled(decoder.updateId(), decoder.type(), e, ""));
+                } catch (IllegalArgumentException | NullPointerException e) {
+                    batch.add(new Polled(decoder.updateId(), "", null,
+                            e.getMessage() == null ? e.toString() : e.getMessage()));
+                }
+            } while (j.nextElement());
         }
         return batch;
     }

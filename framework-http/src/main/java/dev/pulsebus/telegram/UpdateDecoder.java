@@ -1,13 +1,9 @@
 package dev.pulsebus.telegram;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParseException;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pulsebus.adapter.FieldReader;
-import dev.pulsebus.adapter.JsonInput;
+import dev.pulsebus.adapter.JsonBytes;
 import dev.pulsebus.event.ChannelMessage;
 import dev.pulsebus.event.Event;
 import dev.pulsebus.event.GroupMessage;
@@ -49,18 +45,17 @@ import org.jspecify.annotations.Nullable;
  * <li>anything else: a notice of that type, its fields as sent and {@code raw}, the update's JSON.</li>
  * </ul>
  *
- * <p>The update is read straight from its bytes with Jackson's streaming parser, without a tree: the
- * message's fields become the event's {@code extra} as they are read ({@link FieldReader}: maps copied out
- * once at their exact size, values Telegram enumerates as shared constants), and the segments are made from
- * them. One decoder per thread is reused update after update, and keeps the bot's {@link Self} while updates
+ * <p>The update is read straight from its bytes ({@link JsonBytes}), without a tree: the message's fields
+ * become the event's {@code extra} as they are read ({@link FieldReader}: maps copied out once at their exact
+ * size, values Telegram enumerates as shared constants, strings and objects that repeat made once), and the
+ * segments are made from them. One decoder per thread is reused update after update, and keeps the bot's {@link Self} while updates
  * are for the same bot. An update without what its type needs throws {@link IllegalArgumentException} saying
- * what, once the parser is past it (so the next update of a batch can be read). Not thread-safe:
+ * what, once the reader is past it (so the next update of a batch can be read). Not thread-safe:
  * {@link #forThisThread()}.
  */
 final class UpdateDecoder {
 
     static final String PLATFORM = "telegram";
-    private static final JsonFactory JSON = Json.MAPPER.getFactory();
     private static final TypeReference<LinkedHashMap<String, Object>> MAP = new TypeReference<>() { };
     private static final Set<String> MESSAGES = Set.of("message", "edited_message", "channel_post",
             "edited_channel_post");
@@ -77,6 +72,7 @@ final class UpdateDecoder {
     private static final ThreadLocal<UpdateDecoder> DECODERS = ThreadLocal.withInitial(UpdateDecoder::new);
 
     private final FieldReader fields = new FieldReader(KNOWN);
+    private final JsonBytes json = new JsonBytes();
     private final StringBuilder plain = new StringBuilder(64);
     private Segment[] segments = new Segment[8];
     private int count;
@@ -106,62 +102,63 @@ final class UpdateDecoder {
      * The update in {@code body} (a webhook's post).
      *
      * @throws IOException when it is not a JSON object
-     * @throws IllegalArgumentException when it is no update (not an object, no {@code update_id}, ...)
+     * @throws IllegalArgumentException when it is no update (no {@code update_id}, ...)
      */
     Event decode(ByteBuf body, String botId, @Nullable String username, Instant now) throws IOException {
-        try (JsonParser p = JsonInput.parser(body)) {
-            return decode(p, botId, username, now);
-        }
+        return decode(json.reset(body), botId, username, now);
     }
 
     /** The update in {@code bytes[offset..offset+length)}; throws as {@link #decode(ByteBuf, String, String, Instant)}. */
     Event decode(byte[] bytes, int offset, int length, String botId, @Nullable String username, Instant now)
             throws IOException {
-        try (JsonParser p = JSON.createParser(bytes, offset, length)) {
-            return decode(p, botId, username, now);
-        }
+        return decode(json.reset(bytes, offset, length), botId, username, now);
     }
 
-    private Event decode(JsonParser p, String botId, @Nullable String username, Instant now) throws IOException {
-        if (p.nextToken() != JsonToken.START_OBJECT) {
-            throw new JsonParseException(p, "not a JSON object");
+    private Event decode(JsonBytes j, String botId, @Nullable String username, Instant now) throws IOException {
+        if (j.kind() != JsonBytes.OBJECT) {
+            throw new IOException("not a JSON object");
         }
-        return read(p, botId, username, now);
+        Event event = read(j, botId, username, now);
+        j.finish();
+        return event;
     }
 
     /**
-     * The update whose first token is the parser's current one; the parser is left at its end, also when the
-     * update is refused.
+     * The update that is next in {@code j}; {@code j} is left after it, also when the update is refused
+     * (IllegalArgumentException).
+     *
+     * @throws JsonBytes.MalformedException when the document is not JSON there
      */
-    Event read(JsonParser p, String botId, @Nullable String username, Instant now) throws IOException {
+    Event read(JsonBytes j, String botId, @Nullable String username, Instant now) throws IOException {
         updateId = -1;
         type = "";
         fields.reset();
-        if (p.currentToken() != JsonToken.START_OBJECT) {
-            p.skipChildren();
+        if (j.kind() != JsonBytes.OBJECT) {
+            j.skip();
             throw new IllegalArgumentException("an update that is not a JSON object");
         }
         boolean hasId = false;
         Map<String, Object> body = null;
         JsonNode tree = null;
-        JsonToken t;
-        while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
-            String name = p.currentName();
-            t = p.nextToken();
-            if (name.equals("update_id")) {
-                hasId = t == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER;
-                updateId = hasId ? p.getLongValue() : -1;
-                p.skipChildren();
-            } else if (!type.isEmpty() || t == JsonToken.VALUE_NULL) {
-                p.skipChildren(); // an update has one content field
-            } else {
-                type = name;
-                if (t == JsonToken.START_OBJECT && STREAMED.contains(name)) {
-                    body = fields.object(p, MESSAGES.contains(name) ? "update_type" : null, name);
-                } else {
-                    tree = Json.MAPPER.readTree(p);
+        if (j.beginObject()) {
+            do {
+                if (j.nameIs("update_id")) {
+                    hasId = j.isLong();
+                    long id = j.longValue(-1);
+                    updateId = hasId ? id : -1;
+                } else if (!type.isEmpty()) {
+                    j.skip(); // an update has one content field
+                } else if (!j.nullValue()) {
+                    type = j.name();
+                    if (j.kind() == JsonBytes.OBJECT && STREAMED.contains(type)) {
+                        body = fields.object(j, MESSAGES.contains(type) ? "update_type" : null, type);
+                    } else {
+                        int from = j.position();
+                        j.skip();
+                        tree = Json.MAPPER.readTree(j.bytesSince(from));
+                    }
                 }
-            }
+            } while (j.nextField());
         }
         if (!hasId) {
             throw new IllegalArgumentException("an update without an integer update_id");

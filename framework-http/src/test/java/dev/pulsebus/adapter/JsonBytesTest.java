@@ -248,6 +248,41 @@ class JsonBytesTest {
         assertThat(read).containsExactly(1515204254L, 42L, 2L, -7L, -1L, 1L);
     }
 
+    @Test
+    void isLongKnowsTheEdgesOfALong() throws IOException {
+        byte[] doc = ("[9223372036854775807,9223372036854775808,-9223372036854775808,-9223372036854775809,"
+                + "1000000000000000000,99999999999999999999,1.0,\"1\"]").getBytes(StandardCharsets.US_ASCII);
+        JsonBytes j = json.reset(doc, 0, doc.length);
+        List<Boolean> fits = new ArrayList<>();
+        List<Long> values = new ArrayList<>();
+        j.beginArray();
+        do {
+            boolean isLong = j.isLong();
+            fits.add(isLong);
+            long v = j.longValue(-1);
+            if (isLong) {
+                values.add(v);
+            }
+        } while (j.nextElement());
+        assertThat(fits).containsExactly(true, false, true, false, true, false, false, false);
+        assertThat(values).containsExactly(Long.MAX_VALUE, Long.MIN_VALUE, 1000000000000000000L);
+    }
+
+    @Test
+    void aStringSeenBeforeIsReturnedAgainAndASpanCanBeCopied() throws IOException {
+        byte[] doc = "{\"a\": \"PulseBus testers\", \"b\": {\"x\": [1, 2]}}".getBytes(StandardCharsets.US_ASCII);
+        String seen = new String("PulseBus testers".toCharArray());
+        JsonBytes j = json.reset(doc, 0, doc.length);
+        j.beginObject();
+        assertThat(j.string(JsonBytes.known(), new String[] {"other", seen}, 2)).isSameAs(seen);
+        j.nextField();
+        int mark = j.position();
+        j.skip();
+        assertThat(new String(j.bytesSince(mark), StandardCharsets.US_ASCII)).isEqualTo(" {\"x\": [1, 2]}");
+        assertThat(j.nextField()).isFalse();
+        j.finish();
+    }
+
     private void assertSameAsJackson(byte[] document) throws IOException {
         assertThat(read(document, 0, document.length)).as(new String(document, StandardCharsets.UTF_8))
                 .isEqualTo(plain(JACKSON.readTree(document)));
