@@ -96,7 +96,11 @@ public final class JsonBytes {
     private static final long BACKSLASHES = 0x5C5C5C5C5C5C5C5CL;
     private static final long SPACES = 0x2020202020202020L;
     /** Keys seen before, by their length and a few of their bytes: a key is made once and found again. */
-    private static final int NAME_SLOTS = 512;
+    private static final int NAME_BITS = 9;
+    private static final int NAME_SLOTS = 1 << NAME_BITS;
+    /** The slots of a reader that has kept no key yet: all empty, never written. */
+    private static final String[] NO_NAMES = new String[NAME_SLOTS];
+    private static final long[] NO_WORDS = new long[0];
     /** Slots looked at for a key before the first of them is taken over. */
     private static final int NAME_PROBES = 4;
     /** Longer keys are made each time rather than kept. */
@@ -111,8 +115,9 @@ public final class JsonBytes {
     private int nameStart;
     private int nameEnd;
     private String nameText = "";
-    private final String[] names = new String[NAME_SLOTS];
-    private final byte[][] nameBytes = new byte[NAME_SLOTS][];
+    private String[] names = NO_NAMES; // made at the first key kept
+    /** The first sixteen bytes of each kept key, as two words ({@link #word}). */
+    private long[] nameWords = NO_WORDS;
     /** The number {@link #kind()} found last: its offset, end and kind, so that reading it does not scan again. */
     private int numberAt = -1;
     private int numberClose;
@@ -255,7 +260,8 @@ public final class JsonBytes {
 
     /**
      * The current field's key. A plain ASCII key of up to 48 bytes is made once and returned again while it
-     * keeps its slot (the same {@code String}, its hash cached), so a key costs no allocation in steady state.
+     * keeps its slot (the same {@code String}, its hash cached), so a key costs no allocation in steady state;
+     * a key given to {@link #names} is returned as that very string.
      */
     public String name() {
         if (nameStart < 0) {
@@ -265,23 +271,79 @@ public final class JsonBytes {
         if (length > NAME_MAX) {
             return new String(b, nameStart, length, StandardCharsets.ISO_8859_1);
         }
-        int first = length == 0 ? 0 : b[nameStart] * 31 + b[nameEnd - 1] * 7 + b[nameStart + (length >> 1)];
-        int home = (length * 131 + first) & (NAME_SLOTS - 1);
+        long w0 = word(b, nameStart, end, length, 0);
+        long w1 = length > 8 ? word(b, nameStart, end, length, 8) : 0;
+        int home = home(w0, w1, length);
         int free = -1;
         for (int probe = 0; probe < NAME_PROBES; probe++) {
             int slot = (home + probe) & (NAME_SLOTS - 1);
-            byte[] seen = nameBytes[slot];
+            String seen = names[slot];
             if (seen == null) {
                 free = free < 0 ? slot : free;
-            } else if (Arrays.equals(seen, 0, seen.length, b, nameStart, nameEnd)) {
-                return names[slot];
+            } else if (seen.length() == length && nameWords[slot * 2] == w0 && nameWords[slot * 2 + 1] == w1
+                    && (length <= 16 || sameBytes(seen, nameStart + 16, nameEnd, 16))) {
+                return seen;
             }
         }
-        int slot = free < 0 ? home : free; // all taken by other keys: the first is given to this one
         String made = new String(b, nameStart, length, StandardCharsets.ISO_8859_1);
-        names[slot] = made;
-        nameBytes[slot] = Arrays.copyOfRange(b, nameStart, nameEnd);
+        keep(free < 0 ? home : free, made, w0, w1); // all taken by other keys: the first is given to this one
         return made;
+    }
+
+    /**
+     * Keys (ASCII) that {@link #name()} returns as these very strings: a caller that switches on keys finds
+     * them by identity. Kept as any key read is, so a document with many other keys may take their slots.
+     */
+    public JsonBytes names(String... keys) {
+        for (String key : keys) {
+            byte[] k = key.getBytes(StandardCharsets.ISO_8859_1);
+            if (k.length <= NAME_MAX) {
+                long w0 = word(k, 0, k.length, k.length, 0);
+                long w1 = k.length > 8 ? word(k, 0, k.length, k.length, 8) : 0;
+                int home = home(w0, w1, k.length);
+                int slot = home;
+                for (int probe = 0; probe < NAME_PROBES; probe++) {
+                    if (names[(home + probe) & (NAME_SLOTS - 1)] == null) {
+                        slot = (home + probe) & (NAME_SLOTS - 1);
+                        break;
+                    }
+                }
+                keep(slot, key, w0, w1);
+            }
+        }
+        return this;
+    }
+
+    private void keep(int slot, String key, long w0, long w1) {
+        if (names == NO_NAMES) {
+            names = new String[NAME_SLOTS];
+            nameWords = new long[NAME_SLOTS * 2];
+        }
+        names[slot] = key;
+        nameWords[slot * 2] = w0;
+        nameWords[slot * 2 + 1] = w1;
+    }
+
+    private static int home(long w0, long w1, int length) {
+        return (int) ((((w0 + length) * 0x9E3779B97F4A7C15L + w1) * 0xC2B2AE3D27D4EB4FL) >>> (64 - NAME_BITS));
+    }
+
+    /**
+     * The bytes {@code a[i + from, i + min(length, from + 8))} as a little-endian word, zero above them; eight
+     * at once when {@code limit} allows.
+     */
+    private static long word(byte[] a, int i, int limit, int length, int from) {
+        int n = Math.min(length - from, 8);
+        int at = i + from;
+        if (at + 8 <= limit) {
+            long w = (long) LONGS.get(a, at);
+            return n == 8 ? w : w & ((1L << (n << 3)) - 1);
+        }
+        long w = 0;
+        for (int k = n - 1; k >= 0; k--) {
+            w = (w << 8) | (a[at + k] & 0xFF);
+        }
+        return w;
     }
 
     /** Whether the current field's key is {@code ascii}, compared without making it. */
@@ -865,8 +927,13 @@ public final class JsonBytes {
     }
 
     private boolean sameBytes(String s, int from, int to) {
+        return sameBytes(s, from, to, 0);
+    }
+
+    /** Whether {@code b[from, to)} holds the characters of {@code s} from {@code skip} on. */
+    private boolean sameBytes(String s, int from, int to, int skip) {
         for (int i = from; i < to; i++) {
-            if (b[i] != s.charAt(i - from)) {
+            if (b[i] != s.charAt(i - from + skip)) {
                 return false;
             }
         }

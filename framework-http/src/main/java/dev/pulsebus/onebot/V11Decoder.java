@@ -43,7 +43,10 @@ import org.jspecify.annotations.Nullable;
  */
 final class V11Decoder {
 
-    private final JsonBytes json = new JsonBytes();
+    /** The keys this decoder switches on come back as these literals, found by identity. */
+    private final JsonBytes json = new JsonBytes().names("time", "self_id", "post_type", "sub_type", "message",
+            "notice_type", "request_type", "meta_event_type", "message_type", "message_id", "user_id", "group_id",
+            "flag", "type", "data", "text", "qq", "id", "file", "url");
     private final JsonValues nulls = new JsonValues();
     private @Nullable String postType;
     private String subType = "";

@@ -303,6 +303,7 @@ public final class TelegramAdapter implements Adapter {
         params.put("timeout", settings.pollTimeoutSeconds());
         params.set("allowed_updates", Json.MAPPER.valueToTree(ALLOWED_UPDATES));
         Duration wait = Duration.ofSeconds(settings.pollTimeoutSeconds() + 15L);
+        JsonBytes json = UpdateDecoder.reader(); // this poller's, answer after answer
         while (!stopping) {
             if (offset > 0) {
                 params.put("offset", offset);
@@ -310,7 +311,7 @@ public final class TelegramAdapter implements Adapter {
             List<Polled> batch;
             long started = System.nanoTime();
             try {
-                batch = api.call(bot.token, "getUpdates", params, wait, p -> read(bot, p));
+                batch = api.call(bot.token, "getUpdates", params, wait, json, j -> read(bot, j));
             } catch (IOException | TelegramApiException e) {
                 if (stopping) {
                     return;

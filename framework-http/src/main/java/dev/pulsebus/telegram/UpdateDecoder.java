@@ -72,7 +72,7 @@ final class UpdateDecoder {
     private static final ThreadLocal<UpdateDecoder> DECODERS = ThreadLocal.withInitial(UpdateDecoder::new);
 
     private final FieldReader fields = new FieldReader(KNOWN);
-    private final JsonBytes json = new JsonBytes();
+    private final JsonBytes json = reader();
     private final StringBuilder plain = new StringBuilder(64);
     private Segment[] segments = new Segment[8];
     private int count;
@@ -81,6 +81,18 @@ final class UpdateDecoder {
     private @Nullable Self lastSelf;
 
     private UpdateDecoder() {
+    }
+
+    /**
+     * A reader for documents holding updates, for one thread: the keys this decoder looks up come back as
+     * these literals, found by identity.
+     */
+    static JsonBytes reader() {
+        return new JsonBytes().names("update_id", "message", "edited_message", "channel_post",
+                "edited_channel_post", "message_id", "from", "chat", "date", "edit_date", "sender_chat", "id", "type",
+                "photo", "file_id", "document", "sticker", "animation", "audio", "video", "video_note", "voice",
+                "text", "caption", "entities", "caption_entities", "offset", "length", "user", "reply_to_message",
+                "new_chat_member", "status");
     }
 
     /** This thread's decoder. */

@@ -191,6 +191,19 @@ class JsonBytesTest {
         j.nextField();
         assertThat(j.name()).isEqualTo("type");
         assertThat(j.nameIs("type")).isTrue();
+
+        String given = new String("a_key_longer_than_sixteen_bytes".toCharArray());
+        byte[] named = "{\"type\":1,\"a_key_longer_than_sixteen_bytes\":2,\"a_key_longer_than_sixteen_bytez\":3}"
+                .getBytes(StandardCharsets.US_ASCII);
+        JsonBytes primed = new JsonBytes().names("type", given).reset(named, 0, named.length);
+        primed.beginObject();
+        assertThat(primed.name()).isSameAs("type");
+        primed.skip();
+        primed.nextField();
+        assertThat(primed.name()).isSameAs(given);
+        primed.skip();
+        primed.nextField();
+        assertThat(primed.name()).isEqualTo("a_key_longer_than_sixteen_bytez");
     }
 
     @Test
