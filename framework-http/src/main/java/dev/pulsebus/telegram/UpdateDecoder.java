@@ -48,9 +48,10 @@ import org.jspecify.annotations.Nullable;
  * <p>The update is read straight from its bytes ({@link JsonBytes}), without a tree: the message's fields
  * become the event's {@code extra} as they are read ({@link FieldReader}: maps copied out once at their exact
  * size, values Telegram enumerates as shared constants, strings and objects that repeat made once), and the
- * segments are made from them. One decoder per thread is reused update after update, and keeps the bot's {@link Self} while updates
- * are for the same bot. An update without what its type needs throws {@link IllegalArgumentException} saying
- * what, once the reader is past it (so the next update of a batch can be read). Not thread-safe:
+ * segments are made from them. One decoder per thread is reused update after update, and keeps the bot's
+ * {@link Self} while updates are for the same bot. An update without what its type needs throws
+ * {@link IllegalArgumentException} saying what, once the reader is past it (so the next update of a batch
+ * can be read). Not thread-safe:
  * {@link #forThisThread()}.
  */
 final class UpdateDecoder {

@@ -82,7 +82,7 @@ class JsonBytesTest {
             } catch (IOException e) {
                 if (e.getMessage().contains("surrogate in field name")
                         || e.getMessage().contains("surrogate pair in field name")) {
-                    continue; // Jackson's own rule for keys: the RFC's grammar (and its strings) take an escaped lone surrogate
+                    continue; // Jackson's own rule for keys; the RFC's grammar takes an escaped lone surrogate
                 }
                 jackson = null;
             }
@@ -93,7 +93,8 @@ class JsonBytesTest {
                 ours = e;
             }
             if (jackson == null || jackson.isMissingNode()) {
-                assertThat(ours).as(new String(doc, StandardCharsets.UTF_8)).isInstanceOf(JsonBytes.MalformedException.class);
+                assertThat(ours).as(new String(doc, StandardCharsets.UTF_8))
+                        .isInstanceOf(JsonBytes.MalformedException.class);
                 refused++;
             } else {
                 assertThat(ours).as(new String(doc, StandardCharsets.UTF_8)).isEqualTo(plain(jackson));
