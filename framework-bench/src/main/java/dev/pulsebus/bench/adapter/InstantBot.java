@@ -11,6 +11,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -35,7 +36,10 @@ final class InstantBot implements AutoCloseable {
             @Override
             protected void initChannel(SocketChannel ch) {
                 ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(65536),
-                        new WebSocketServerProtocolHandler(PATH, null, false, 1 << 20), new Answer());
+                        new WebSocketServerProtocolHandler(WebSocketServerProtocolConfig.newBuilder()
+                                .websocketPath(PATH).maxFramePayloadLength(1 << 20)
+                                .withUTF8Validator(false) // as PulseBus's endpoint: the floor does no more
+                                .build()), new Answer());
             }
         });
     }

@@ -85,7 +85,9 @@ final class OneBotLoad implements AutoCloseable {
         headers.set("X-Self-ID", Long.toString(V11Frames.SELF)).set("X-Client-Role", "Universal");
         WebSocketClientProtocolConfig config = WebSocketClientProtocolConfig.newBuilder()
                 .webSocketUri(uri).version(WebSocketVersion.V13).customHeaders(headers)
-                .maxFramePayloadLength(1 << 20).handshakeTimeoutMillis(10_000).build();
+                .maxFramePayloadLength(1 << 20).handshakeTimeoutMillis(10_000)
+                .withUTF8Validator(false) // a load client: what it reads it scans for two numbers, nothing more
+                .build();
         Channel ch = new Bootstrap().group(group).channel(channel)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .handler(new ChannelInitializer<SocketChannel>() {

@@ -124,8 +124,9 @@ final class V11Frames {
     static int indexOf(ByteBuf b, byte[] needle, int from) {
         byte first = needle[0];
         for (int i = from, last = b.writerIndex() - needle.length; i <= last; i++) {
-            if (b.getByte(i) != first) {
-                continue;
+            i = b.indexOf(i, last + 1, first); // several bytes at a time
+            if (i < 0) {
+                return -1;
             }
             int k = 1;
             while (k < needle.length && b.getByte(i + k) == needle[k]) {
