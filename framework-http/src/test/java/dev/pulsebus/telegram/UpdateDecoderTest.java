@@ -197,6 +197,8 @@ class UpdateDecoderTest {
         assertThatThrownBy(() -> decode("{\"update_id\": 1, \"message\": {\"message_id\": 1, \"date\": 1}}"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("chat.id");
         assertThatThrownBy(() -> decode("[1]")).isInstanceOf(java.io.IOException.class);
+        assertThatThrownBy(() -> decode("{\"update_id\": 1, \"poll\": {}} {}")) // a webhook answers it 400
+                .isInstanceOf(java.io.IOException.class).hasMessageContaining("follows the document");
     }
 
     @Test
