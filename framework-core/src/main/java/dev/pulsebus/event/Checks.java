@@ -32,9 +32,12 @@ final class Checks {
         return extra == null ? Map.of() : fields(extra);
     }
 
-    /** Platform fields as the record keeps them: a {@link FieldMap} as it is (immutable already), else a copy. */
+    /**
+     * Platform fields as the record keeps them: a {@link FieldMap} as it is (immutable already), or one to be
+     * built at its first read ({@link FieldMap#deferred}), else a copy.
+     */
     static Map<String, Object> fields(Map<String, Object> fields) {
-        return fields instanceof FieldMap ? fields : Map.copyOf(fields);
+        return fields instanceof FieldMap || fields instanceof DeferredFieldMap ? fields : Map.copyOf(fields);
     }
 
     static ReplyChannel channel(ReplyChannel channel) {

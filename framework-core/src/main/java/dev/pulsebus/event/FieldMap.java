@@ -10,6 +10,7 @@ import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.BiConsumer;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -78,6 +79,19 @@ public final class FieldMap extends AbstractMap<String, Object> {
             n++;
         }
         return new FieldMap(n * 2 == out.length ? out : Arrays.copyOf(out, n * 2), n);
+    }
+
+    /**
+     * Fields built by {@code fields} at their first read, for an adapter whose events' fields are seldom read
+     * (it keeps what it needs to build them: the bytes they came in, checked): the event records keep the map
+     * as it is. {@code fields} is called at the first read of the map (its size, a key, its entries,
+     * {@code equals}, ...), from the reading thread, or more than once when threads read it at once before it is
+     * built, so it must give equal maps each time and be safe to call from any thread; the map it gives is
+     * kept (copied first unless a {@code FieldMap} or immutable already), and a call that throws leaves the map
+     * unbuilt, the exception passed to the reader.
+     */
+    public static Map<String, Object> deferred(Supplier<? extends Map<String, Object>> fields) {
+        return new DeferredFieldMap(fields);
     }
 
     @Override

@@ -4,8 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class FieldMapTest {
@@ -61,5 +68,65 @@ class FieldMapTest {
         NoticeEvent copied = new NoticeEvent("n", Instant.EPOCH, self, "t", "", other);
         other.put("b", 2);
         assertThat(copied.fields()).isEqualTo(Map.of("a", 1));
+    }
+
+    @Test
+    void aDeferredMapIsBuiltAtItsFirstReadOnlyAndTheRecordsKeepItAsItIs() {
+        AtomicInteger builds = new AtomicInteger();
+        Map<String, Object> fields = FieldMap.deferred(() -> {
+            builds.incrementAndGet();
+            return new LinkedHashMap<>(Map.of("a", 1, "b", "x"));
+        });
+        NoticeEvent n = new NoticeEvent("n", Instant.EPOCH, new Self("p", "1"), "t", "", fields);
+
+        assertThat(n.fields()).isSameAs(fields);
+        assertThat(builds).hasValue(0);
+        assertThat(fields.get("a")).isEqualTo(1);
+        assertThat(fields).isEqualTo(Map.of("a", 1, "b", "x")).hasSameHashCodeAs(Map.of("a", 1, "b", "x"))
+                .hasSize(2).containsKey("b");
+        assertThat(fields.toString()).contains("a=1");
+        assertThat(builds).hasValue(1);
+        assertThatThrownBy(() -> fields.put("c", 2)).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(fields::clear).isInstanceOf(UnsupportedOperationException.class);
+    }
+
+    @Test
+    void aDeferredMapWhoseBuildFailsIsBuiltAgainAtTheNextRead() {
+        AtomicInteger builds = new AtomicInteger();
+        Map<String, Object> fields = FieldMap.deferred(() -> {
+            if (builds.incrementAndGet() == 1) {
+                throw new IllegalStateException("first build fails");
+            }
+            return Map.of("a", 1);
+        });
+
+        assertThatThrownBy(fields::size).isInstanceOf(IllegalStateException.class).hasMessage("first build fails");
+        assertThat(fields).containsExactly(Map.entry("a", 1));
+        assertThat(builds).hasValue(2);
+    }
+
+    @Test
+    void threadsReadingADeferredMapAtOnceAllSeeTheSameFields() throws Exception {
+        int threads = 4;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            for (int round = 0; round < 200; round++) {
+                Map<String, Object> fields = FieldMap.deferred(
+                        () -> FieldMap.copyOf(new Object[] {"a", 1, "b", 2}, 0, 4));
+                CyclicBarrier start = new CyclicBarrier(threads);
+                List<Future<Map<String, Object>>> seen = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    seen.add(pool.submit(() -> {
+                        start.await();
+                        return Map.copyOf(fields);
+                    }));
+                }
+                for (Future<Map<String, Object>> f : seen) {
+                    assertThat(f.get()).isEqualTo(Map.of("a", 1, "b", 2));
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
     }
 }

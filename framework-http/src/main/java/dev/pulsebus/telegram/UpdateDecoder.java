@@ -6,6 +6,7 @@ import dev.pulsebus.adapter.FieldReader;
 import dev.pulsebus.adapter.JsonBytes;
 import dev.pulsebus.event.ChannelMessage;
 import dev.pulsebus.event.Event;
+import dev.pulsebus.event.FieldMap;
 import dev.pulsebus.event.GroupMessage;
 import dev.pulsebus.event.Message;
 import dev.pulsebus.event.NoticeEvent;
@@ -23,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -45,14 +47,16 @@ import org.jspecify.annotations.Nullable;
  * <li>anything else: a notice of that type, its fields as sent and {@code raw}, the update's JSON.</li>
  * </ul>
  *
- * <p>The update is read straight from its bytes ({@link JsonBytes}), without a tree: the message's fields
- * become the event's {@code extra} as they are read ({@link FieldReader}: maps copied out once at their exact
- * size, values Telegram enumerates as shared constants, strings and objects that repeat made once), and the
- * segments are made from them. One decoder per thread is reused update after update, and keeps the bot's
+ * <p>The update is read straight from its bytes ({@link JsonBytes}), without a tree. Of a message, what its
+ * record is made of (ids, date, chat, text and entities, reply, photo and media) is read as it streams past;
+ * the rest is checked and passed over, and {@code extra} keeps a copy of the message's bytes, from which it
+ * builds its map at its first read ({@link FieldMap#deferred}, on the reading thread, with {@link FieldReader}:
+ * maps copied out once at their exact size, values Telegram enumerates as shared constants, strings and
+ * objects that repeat made once). The pipeline itself never reads {@code extra}, so a message no module
+ * looks into costs no map. One decoder per thread is reused update after update, and keeps the bot's
  * {@link Self} while updates are for the same bot. An update without what its type needs throws
  * {@link IllegalArgumentException} saying what, once the reader is past it (so the next update of a batch
- * can be read). Not thread-safe:
- * {@link #forThisThread()}.
+ * can be read). Not thread-safe: {@link #forThisThread()}.
  */
 final class UpdateDecoder {
 
@@ -60,9 +64,8 @@ final class UpdateDecoder {
     private static final TypeReference<LinkedHashMap<String, Object>> MAP = new TypeReference<>() { };
     private static final Set<String> MESSAGES = Set.of("message", "edited_message", "channel_post",
             "edited_channel_post");
-    /** The types read as they stream; any other is read as a tree, for its raw JSON. */
-    private static final Set<String> STREAMED = Set.of("message", "edited_message", "channel_post",
-            "edited_channel_post", "my_chat_member", "chat_member", "callback_query");
+    /** The notices read as they stream; any other type is read as a tree, for its raw JSON. */
+    private static final Set<String> NOTICES = Set.of("my_chat_member", "chat_member", "callback_query");
     private static final List<String> MEDIA = List.of("document", "sticker", "animation", "audio", "video",
             "video_note", "voice");
     /** Values the Bot API enumerates (chat types, entity types, member statuses), kept as these constants. */
@@ -70,7 +73,11 @@ final class UpdateDecoder {
         "bot_command", "url", "hashtag", "cashtag", "email", "bold", "italic", "underline", "code", "pre",
         "text_link", "spoiler", "member", "administrator", "creator", "left", "kicked", "restricted", "regular"};
 
+    private static final JsonBytes.Known KNOWN_VALUES = JsonBytes.known(KNOWN);
+
     private static final ThreadLocal<UpdateDecoder> DECODERS = ThreadLocal.withInitial(UpdateDecoder::new);
+    /** What builds a message's {@code extra} at its first read, on the reading thread. */
+    private static final ThreadLocal<Extra.Reader> EXTRA_READERS = ThreadLocal.withInitial(Extra.Reader::new);
 
     private final FieldReader fields = new FieldReader(KNOWN);
     private final JsonBytes json = reader();
@@ -80,6 +87,47 @@ final class UpdateDecoder {
     private long updateId = -1;
     private String type = "";
     private @Nullable Self lastSelf;
+
+    // What the record of the message read last is made of, read as the message streams past.
+    private static final int MESSAGE_ID = 1;
+    private static final int DATE = 1 << 1;
+    private static final int EDIT_DATE = 1 << 2;
+    private static final int FROM = 1 << 3;
+    private static final int SENDER_CHAT = 1 << 4;
+    private static final int CHAT = 1 << 5;
+    private static final int REPLY = 1 << 6;
+    private static final int REPLY_FROM = 1 << 7;
+    private static final int PHOTO = 1 << 8;
+    /** Which of the numbers below the message had (as integers within a long). */
+    private int has;
+    private long messageId;
+    private long date;
+    private long editDate;
+    private long fromId;
+    private long senderChatId;
+    private long chatId;
+    private long replyId;
+    private long replyFromId;
+    private String chatType = "";
+    private String photoFile = "";
+    private @Nullable String text;
+    private @Nullable String caption;
+    /** The media fields ({@link #MEDIA}) as segment data, by their index there. */
+    private final @Nullable Map<?, ?>[] media = new Map<?, ?>[MEDIA.size()];
+    /** The entities of the text in {@code [textFrom, textTo)}, of the caption in {@code [captionFrom, captionTo)}. */
+    private int entityCount;
+    private int textFrom;
+    private int textTo;
+    private int captionFrom;
+    private int captionTo;
+    private String[] entityType = new String[8];
+    private int[] entityOffset = new int[8];
+    private int[] entityEnd = new int[8];
+    private long[] entityUser = new long[8];
+    private boolean[] entityHasUser = new boolean[8];
+    /** What {@link #id(JsonBytes)} read: whether the object had an integer {@code id}, and that id. */
+    private boolean idFound;
+    private long foundId;
 
     private UpdateDecoder() {
     }
@@ -163,8 +211,12 @@ final class UpdateDecoder {
                     j.skip(); // an update has one content field
                 } else if (!j.nullValue()) {
                     type = j.name();
-                    if (j.kind() == JsonBytes.OBJECT && STREAMED.contains(type)) {
-                        body = fields.object(j, MESSAGES.contains(type) ? "update_type" : null, type);
+                    if (j.kind() == JsonBytes.OBJECT && MESSAGES.contains(type)) {
+                        int from = j.position();
+                        readMessage(j);
+                        body = FieldMap.deferred(new Extra(j.bytesSince(from), type));
+                    } else if (j.kind() == JsonBytes.OBJECT && NOTICES.contains(type)) {
+                        body = fields.object(j, null, null);
                     } else {
                         int from = j.position();
                         j.skip();
@@ -223,52 +275,297 @@ final class UpdateDecoder {
         return new NoticeEvent(id, time, self, type, "", fields);
     }
 
-    private Event message(String id, Self self, String type, Map<String, Object> m, @Nullable String username) {
-        Map<String, Object> chat = map(m.get("chat"));
-        if (!(m.get("message_id") instanceof Long messageId) || !(chat.get("id") instanceof Long chatNumber)
-                || !(m.get("date") instanceof Long date)) {
+    /** Reads one field of an object: its key is {@link JsonBytes#name()}, its value (not a null) next. */
+    @FunctionalInterface
+    private interface FieldVisitor {
+        void field(JsonBytes j) throws IOException;
+    }
+
+    /** The fields (not nulls, as in {@code extra}) of the object that is next, each to {@code visitor}. */
+    private static void walk(JsonBytes j, FieldVisitor visitor) throws IOException {
+        if (j.kind() != JsonBytes.OBJECT) {
+            j.skip(); // not an object: no fields
+            return;
+        }
+        if (j.beginObject()) {
+            do {
+                if (!j.nullValue()) {
+                    visitor.field(j);
+                }
+            } while (j.nextField());
+        }
+    }
+
+    // The visitors, made once (a method reference made at each use would be allocated there).
+    private final FieldVisitor messageField = this::messageField;
+    private final FieldVisitor idField = this::idField;
+    private final FieldVisitor chatField = this::chatField;
+    private final FieldVisitor replyField = this::replyField;
+    private final FieldVisitor photoField = this::photoField;
+    private final FieldVisitor entityField = this::entityField;
+
+    /**
+     * Reads the message that is next in {@code j} for what its record is made of (ids, date, chat, text or
+     * caption and their entities, reply, photo, media), checking all of it and passing over the rest. The
+     * last of a repeated key counts and a value of the wrong type is none, as in {@code extra}.
+     */
+    private void readMessage(JsonBytes j) throws IOException {
+        has = 0;
+        chatType = "";
+        photoFile = "";
+        text = null;
+        caption = null;
+        Arrays.fill(media, null);
+        entityCount = 0;
+        textFrom = 0;
+        textTo = 0;
+        captionFrom = 0;
+        captionTo = 0;
+        walk(j, messageField);
+    }
+
+    private void messageField(JsonBytes j) throws IOException {
+        String key = j.name();
+        switch (key) {
+            case "message_id" -> messageId = number(j, MESSAGE_ID, messageId);
+            case "date" -> date = number(j, DATE, date);
+            case "edit_date" -> editDate = number(j, EDIT_DATE, editDate);
+            case "from" -> fromId = idOf(j, FROM, fromId);
+            case "sender_chat" -> senderChatId = idOf(j, SENDER_CHAT, senderChatId);
+            case "chat" -> {
+                has &= ~CHAT;
+                chatType = "";
+                walk(j, chatField);
+            }
+            case "reply_to_message" -> {
+                has &= ~(REPLY | REPLY_FROM);
+                walk(j, replyField);
+            }
+            case "photo" -> readPhoto(j);
+            case "text" -> text = stringOrNone(j);
+            case "caption" -> caption = stringOrNone(j);
+            case "entities" -> {
+                textFrom = entityCount;
+                readEntities(j);
+                textTo = entityCount;
+            }
+            case "caption_entities" -> {
+                captionFrom = entityCount;
+                readEntities(j);
+                captionTo = entityCount;
+            }
+            default -> {
+                int m = MEDIA.indexOf(key);
+                if (m < 0) {
+                    j.skip();
+                } else {
+                    media[m] = j.kind() == JsonBytes.OBJECT ? fields.object(j, null, null) : null;
+                    if (media[m] == null) {
+                        j.skip(); // not an object: no segment
+                    }
+                }
+            }
+        }
+    }
+
+    /** The integer that is next, with {@code flag} set in {@link #has}; else {@code was}, the flag cleared. */
+    private long number(JsonBytes j, int flag, long was) throws IOException {
+        if (j.isLong()) {
+            has |= flag;
+            return j.longValue(0);
+        }
+        has &= ~flag;
+        j.skip();
+        return was;
+    }
+
+    /** {@link #id(JsonBytes)} of the object that is next, with {@code flag} set in {@link #has} when it had one. */
+    private long idOf(JsonBytes j, int flag, long was) throws IOException {
+        long id = id(j);
+        has = idFound ? has | flag : has & ~flag;
+        return idFound ? id : was;
+    }
+
+    /** The integer {@code id} of the object that is next ({@link #idFound}), the rest passed over. */
+    private long id(JsonBytes j) throws IOException {
+        idFound = false;
+        walk(j, idField);
+        return foundId;
+    }
+
+    private void idField(JsonBytes j) throws IOException {
+        if (j.nameIs("id")) {
+            idFound = j.isLong();
+            foundId = idFound ? j.longValue(0) : skipped(j, 0);
+        } else {
+            j.skip();
+        }
+    }
+
+    private void chatField(JsonBytes j) throws IOException {
+        if (j.nameIs("id")) {
+            chatId = number(j, CHAT, chatId);
+        } else if (j.nameIs("type")) {
+            chatType = j.kind() == JsonBytes.STRING ? j.string(KNOWN_VALUES) : skipped(j, "");
+        } else {
+            j.skip();
+        }
+    }
+
+    private void replyField(JsonBytes j) throws IOException {
+        if (j.nameIs("message_id")) {
+            replyId = number(j, REPLY, replyId);
+        } else if (j.nameIs("from")) {
+            replyFromId = idOf(j, REPLY_FROM, replyFromId);
+        } else {
+            j.skip();
+        }
+    }
+
+    /** The largest size's {@code file_id} (sizes come smallest first); a photo without sizes is none. */
+    private void readPhoto(JsonBytes j) throws IOException {
+        has &= ~PHOTO;
+        photoFile = "";
+        if (j.kind() != JsonBytes.ARRAY) {
+            j.skip();
+            return;
+        }
+        if (j.beginArray()) {
+            do {
+                if (!j.nullValue()) {
+                    has |= PHOTO;
+                    photoFile = "";
+                    walk(j, photoField);
+                }
+            } while (j.nextElement());
+        }
+    }
+
+    private void photoField(JsonBytes j) throws IOException {
+        if (j.nameIs("file_id") && j.kind() == JsonBytes.STRING) {
+            photoFile = j.string();
+        } else {
+            j.skip();
+        }
+    }
+
+    /** The entities that are next, after those read before; anything but an object among them left out. */
+    private void readEntities(JsonBytes j) throws IOException {
+        if (j.kind() != JsonBytes.ARRAY) {
+            j.skip();
+            return;
+        }
+        if (!j.beginArray()) {
+            return;
+        }
+        do {
+            if (j.kind() != JsonBytes.OBJECT) {
+                j.skip();
+                continue;
+            }
+            if (entityCount == entityType.length) {
+                int n = entityCount * 2;
+                entityType = Arrays.copyOf(entityType, n);
+                entityOffset = Arrays.copyOf(entityOffset, n);
+                entityEnd = Arrays.copyOf(entityEnd, n);
+                entityUser = Arrays.copyOf(entityUser, n);
+                entityHasUser = Arrays.copyOf(entityHasUser, n);
+            }
+            int e = entityCount++;
+            entityType[e] = "";
+            entityOffset[e] = -1;
+            entityEnd[e] = Integer.MIN_VALUE; // no length: it ends where it starts
+            entityHasUser[e] = false;
+            walk(j, entityField);
+            if (entityEnd[e] == Integer.MIN_VALUE) {
+                entityEnd[e] = entityOffset[e];
+            } else {
+                // UTF-16 offsets of a Java string: anything outside an int is no place in the text
+                entityEnd[e] = (int) Math.min((long) entityOffset[e] + entityEnd[e], Integer.MAX_VALUE);
+            }
+        } while (j.nextElement());
+    }
+
+    /** A field of the entity read last: its length kept in {@code entityEnd} until the entity is read. */
+    private void entityField(JsonBytes j) throws IOException {
+        int e = entityCount - 1;
+        if (j.nameIs("type")) {
+            entityType[e] = j.kind() == JsonBytes.STRING ? j.string(KNOWN_VALUES) : skipped(j, "");
+        } else if (j.nameIs("offset")) {
+            entityOffset[e] = j.isLong() ? (int) Math.max(-1, Math.min(j.longValue(0), Integer.MAX_VALUE))
+                    : (int) skipped(j, -1);
+        } else if (j.nameIs("length")) {
+            entityEnd[e] = j.isLong() ? (int) Math.max(-1, Math.min(j.longValue(0), Integer.MAX_VALUE))
+                    : (int) skipped(j, Integer.MIN_VALUE);
+        } else if (j.nameIs("user")) {
+            entityUser[e] = id(j);
+            entityHasUser[e] = idFound;
+        } else {
+            j.skip();
+        }
+    }
+
+    /** Passes over the value that is next, answering {@code value}. */
+    private static long skipped(JsonBytes j, long value) throws IOException {
+        j.skip();
+        return value;
+    }
+
+    /** Passes over the value that is next, answering {@code value}. */
+    private static String skipped(JsonBytes j, String value) throws IOException {
+        j.skip();
+        return value;
+    }
+
+    /** The string that is next; any other value passed over as none. */
+    private static @Nullable String stringOrNone(JsonBytes j) throws IOException {
+        if (j.kind() == JsonBytes.STRING) {
+            return j.string();
+        }
+        j.skip();
+        return null;
+    }
+
+    /** The message read last ({@link #readMessage}) as its record, {@code extra} its fields. */
+    private Event message(String id, Self self, String type, Map<String, Object> extra, @Nullable String username) {
+        if ((has & (MESSAGE_ID | CHAT | DATE)) != (MESSAGE_ID | CHAT | DATE)) {
             throw new IllegalArgumentException(type + " without message_id, chat.id or date");
         }
-        String chatId = chatNumber.toString();
-        Instant time = Instant.ofEpochSecond(m.get("edit_date") instanceof Long edited ? edited : date);
+        String chatIdText = Long.toString(chatId);
+        Instant time = Instant.ofEpochSecond((has & EDIT_DATE) != 0 ? editDate : date);
         String subType = type.startsWith("edited_") ? "edited" : "";
-        Object from = map(m.get("from")).get("id");
-        Object senderChat = map(m.get("sender_chat")).get("id");
-        String userId = from instanceof Long f ? f.toString() : senderChat instanceof Long s ? s.toString() : chatId;
-        Message message = segments(m, self.userId(), username);
-        String messageIdText = messageId.toString();
-        return switch (text(chat.get("type"))) {
+        String userId = (has & FROM) != 0 ? Long.toString(fromId)
+                : (has & SENDER_CHAT) != 0 ? Long.toString(senderChatId) : chatIdText;
+        Message message = segments(self.userId(), username);
+        String messageIdText = Long.toString(messageId);
+        return switch (chatType) {
             case "private" -> new PrivateMessage(id, time, self, subType, messageIdText, message, userId,
-                    ReplyChannel.UNBOUND, m);
+                    ReplyChannel.UNBOUND, extra);
             case "group", "supergroup" -> new GroupMessage(id, time, self, subType, messageIdText, message, userId,
-                    chatId, ReplyChannel.UNBOUND, m);
-            case "channel" -> new ChannelMessage(id, time, self, subType, messageIdText, message, userId, chatId,
-                    chatId, ReplyChannel.UNBOUND, m);
-            default -> throw new IllegalArgumentException(type + " in a chat of unknown type \""
-                    + text(chat.get("type")) + "\"");
+                    chatIdText, ReplyChannel.UNBOUND, extra);
+            case "channel" -> new ChannelMessage(id, time, self, subType, messageIdText, message, userId,
+                    chatIdText, chatIdText, ReplyChannel.UNBOUND, extra);
+            default -> throw new IllegalArgumentException(type + " in a chat of unknown type \"" + chatType + "\"");
         };
     }
 
-    private Message segments(Map<String, Object> m, String botId, @Nullable String username) {
+    private Message segments(String botId, @Nullable String username) {
         count = 0;
-        Map<String, Object> reply = map(m.get("reply_to_message"));
-        if (reply.get("message_id") instanceof Long replyId) {
-            Object from = map(reply.get("from")).get("id");
-            add(new Segment.Reply(replyId.toString(), from instanceof Long f ? f.toString() : null));
+        if ((has & REPLY) != 0) {
+            add(new Segment.Reply(Long.toString(replyId), (has & REPLY_FROM) != 0 ? Long.toString(replyFromId) : null));
         }
-        if (m.get("photo") instanceof List<?> photo && !photo.isEmpty()) {
-            // sizes come smallest first
-            add(new Segment.Image(text(map(photo.get(photo.size() - 1)).get("file_id"))));
+        if ((has & PHOTO) != 0) {
+            add(new Segment.Image(photoFile));
         }
-        for (String media : MEDIA) {
-            if (m.get(media) instanceof Map<?, ?> v) {
-                add(new Segment.Other(media, map(v)));
+        for (int m = 0; m < media.length; m++) {
+            if (media[m] != null) {
+                add(new Segment.Other(MEDIA.get(m), map(media[m])));
             }
         }
-        if (m.get("text") instanceof String text) {
-            text(text, m.get("entities"), botId, username);
-        } else if (m.get("caption") instanceof String caption) {
-            text(caption, m.get("caption_entities"), botId, username);
+        if (text != null) {
+            text(text, textFrom, textTo, botId, username);
+        } else if (caption != null) {
+            text(caption, captionFrom, captionTo, botId, username);
         }
         Segment[] s = segments;
         // The fixed-arity List.of keep the array they make; Message keeps an immutable list as it is.
@@ -292,53 +589,49 @@ final class UpdateDecoder {
     }
 
     /** {@code text} cut at its mention and command entities (offsets in UTF-16 units, as Java's strings). */
-    private void text(String text, @Nullable Object entities, String botId, @Nullable String username) {
+    private void text(String text, int from, int to, String botId, @Nullable String username) {
         StringBuilder out = plain;
         out.setLength(0);
         int pos = 0;
         boolean cut = false;
-        if (entities instanceof List<?> list) {
-            for (Object o : list) {
-                Map<String, Object> e = map(o);
-                String type = text(e.get("type"));
-                int off = e.get("offset") instanceof Long l ? (int) Math.min(l, Integer.MAX_VALUE) : -1;
-                int end = e.get("length") instanceof Long l ? (int) Math.min(off + l, Integer.MAX_VALUE) : off;
-                if (off < pos || end > text.length() || end <= off
-                        || !(type.equals("mention") || type.equals("text_mention") || type.equals("bot_command"))) {
-                    continue; // formatting, links and nested or broken entities stay text
-                }
-                Segment s = switch (type) {
-                    case "mention" -> {
-                        boolean self = username != null && end - off - 1 == username.length()
-                                && text.regionMatches(true, off + 1, username, 0, username.length());
-                        yield new Segment.Mention(self ? botId : text.substring(off + 1, end));
-                    }
-                    case "text_mention" -> map(e.get("user")).get("id") instanceof Long user
-                            ? new Segment.Mention(user.toString()) : null;
-                    default -> {
-                        int at = text.indexOf('@', off);
-                        if (at < 0 || at >= end || username == null || (end - at - 1 == username.length()
-                                && text.regionMatches(true, at + 1, username, 0, username.length()))) {
-                            boolean suffix = at >= 0 && at < end;
-                            out.append(text, pos, suffix ? at : end); // this bot's: its suffix cut
-                            pos = end;
-                            cut |= suffix;
-                            yield null;
-                        }
-                        String command = text.substring(off, end);
-                        yield new Segment.Other("bot_command", Map.of("command", command, "bot",
-                                command.substring(at - off + 1)));
-                    }
-                };
-                if (s == null) {
-                    continue; // a command for this bot is in the text now; a text_mention without a user stays text
-                }
-                out.append(text, pos, off);
-                flush(out);
-                add(s);
-                pos = end;
-                cut = true;
+        for (int e = from; e < to; e++) {
+            String type = entityType[e];
+            int off = entityOffset[e];
+            int end = entityEnd[e];
+            if (off < pos || end > text.length() || end <= off
+                    || !(type.equals("mention") || type.equals("text_mention") || type.equals("bot_command"))) {
+                continue; // formatting, links and nested or broken entities stay text
             }
+            Segment s = switch (type) {
+                case "mention" -> {
+                    boolean self = username != null && end - off - 1 == username.length()
+                            && text.regionMatches(true, off + 1, username, 0, username.length());
+                    yield new Segment.Mention(self ? botId : text.substring(off + 1, end));
+                }
+                case "text_mention" -> entityHasUser[e] ? new Segment.Mention(Long.toString(entityUser[e])) : null;
+                default -> {
+                    int at = text.indexOf('@', off);
+                    if (at < 0 || at >= end || username == null || (end - at - 1 == username.length()
+                            && text.regionMatches(true, at + 1, username, 0, username.length()))) {
+                        boolean suffix = at >= 0 && at < end;
+                        out.append(text, pos, suffix ? at : end); // this bot's: its suffix cut
+                        pos = end;
+                        cut |= suffix;
+                        yield null;
+                    }
+                    String command = text.substring(off, end);
+                    yield new Segment.Other("bot_command", Map.of("command", command, "bot",
+                            command.substring(at - off + 1)));
+                }
+            };
+            if (s == null) {
+                continue; // a command for this bot is in the text now; a text_mention without a user stays text
+            }
+            out.append(text, pos, off);
+            flush(out);
+            add(s);
+            pos = end;
+            cut = true;
         }
         if (!cut) {
             if (!text.isEmpty()) {
@@ -364,5 +657,43 @@ final class UpdateDecoder {
 
     private static String text(@Nullable Object o) {
         return o instanceof String s ? s : "";
+    }
+
+    /**
+     * A message's fields as sent, and {@code update_type}, built from the message's bytes (checked when its
+     * update was read) at the first read of its {@code extra}, on the reading thread.
+     */
+    private static final class Extra implements Supplier<Map<String, Object>> {
+        private final byte[] message;
+        private final String type;
+
+        Extra(byte[] message, String type) {
+            this.message = message;
+            this.type = type;
+        }
+
+        @Override
+        public Map<String, Object> get() {
+            return EXTRA_READERS.get().read(message, type);
+        }
+
+        /** One thread's reader of messages' fields. */
+        static final class Reader {
+            private final JsonBytes json = reader();
+            private final FieldReader fields = new FieldReader(KNOWN);
+
+            Map<String, Object> read(byte[] message, String type) {
+                try {
+                    JsonBytes j = json.reset(message, 0, message.length);
+                    Map<String, Object> read = fields.object(j, "update_type", type);
+                    j.finish();
+                    return read;
+                } catch (JsonBytes.MalformedException e) {
+                    throw new IllegalStateException("a message that was read when it came fails to read again", e);
+                } finally {
+                    fields.reset(); // keeps nothing of it alive
+                }
+            }
+        }
     }
 }

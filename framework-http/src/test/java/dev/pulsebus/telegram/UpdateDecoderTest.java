@@ -176,6 +176,51 @@ class UpdateDecoderTest {
     }
 
     @Test
+    void oddShapesAreReadAsExtraKeepsThem() throws Exception {
+        // nulls are no values, the last of a repeated key counts, anything of the wrong type is none
+        GroupMessage m = (GroupMessage) decode("""
+                {"update_id": 5, "message": {"message_id": 3, "date": 5, "edit_date": "soon",
+                 "chat": {"id": -1, "type": "group", "id": null}, "from": {"id": 7, "id": "x"},
+                 "sender_chat": {"id": 9}, "text": "hi @bob /x@pulse_test_bot", "text": null,
+                 "entities": [null, 5, {"type": "mention", "offset": 3, "length": 4, "offset": null},
+                  {"type": "bot_command", "offset": 99999999999, "length": 2},
+                  {"type": "text_mention", "offset": -4294967290, "length": 4294967296, "user": {"id": 1}}],
+                 "photo": [{"file_id": "small"}, {"file_id": "large"}, null], "document": {"file_id": "d"},
+                 "document": 1, "reply_to_message": {"message_id": 2, "from": {"id": 8}}, "reply_to_message": null}}
+                """);
+        assertThat(m.groupId()).isEqualTo("-1");
+        assertThat(m.userId()).isEqualTo("9");
+        assertThat(m.time()).isEqualTo(Instant.ofEpochSecond(5));
+        assertThat(m.message().segments()).containsExactly(new Segment.Reply("2", "8"), new Segment.Image("large"),
+                new Segment.Text("hi "), new Segment.Mention("bob"), new Segment.Text(" /x@pulse_test_bot"));
+        assertThat(m.extra()).containsEntry("chat", Map.of("id", -1L, "type", "group"))
+                .containsEntry("from", Map.of("id", "x")).containsEntry("document", 1L)
+                .containsEntry("text", "hi @bob /x@pulse_test_bot").containsEntry("edit_date", "soon");
+    }
+
+    @Test
+    void extraHoldsEveryFieldOfTheMessageAsSent() throws Exception {
+        String update = """
+                {"update_id": 6, "message": {"message_id": 4, "date": 1441645532, %s,
+                 "chat": {"id": 1111111, "type": "private", "first_name": "Test Firstname"},
+                 "reply_to_message": {"message_id": 3, "date": 1441645000, %s,
+                  "chat": {"id": 1111111, "type": "private"}, "text": "caf\u00e9 \ud83d\ude00"},
+                 "text": "\u00fcber", "entities": [{"type": "bold", "offset": 0, "length": 4}],
+                 "has_protected_content": true, "link_preview_options": {"is_disabled": false, "url": null}}}
+                """.formatted(FROM, FROM);
+        PrivateMessage m = (PrivateMessage) decode(update);
+        Map<String, Object> expected = Json.MAPPER.readerFor(java.util.LinkedHashMap.class)
+                .with(com.fasterxml.jackson.databind.DeserializationFeature.USE_LONG_FOR_INTS)
+                .readValue(Json.MAPPER.readTree(update).get("message"));
+        ((Map<?, ?>) expected.get("link_preview_options")).remove("url"); // a JSON null is left out
+        expected.put("update_type", "message");
+        assertThat(m.extra()).isEqualTo(expected);
+        assertThat(m.extra().keySet()).containsExactlyElementsOf(expected.keySet());
+        assertThat(m.message().segments()).containsExactly(new Segment.Reply("3", "1111111"),
+                new Segment.Text("\u00fcber"));
+    }
+
+    @Test
     void anUnknownUpdateKeepsItsJsonAsSent() throws Exception {
         NoticeEvent n = (NoticeEvent) decode("""
                 {"update_id": 9, "poll": {"id": "5", "question": "Q?", "options": [{"text": "a", "voter_count": 0}],

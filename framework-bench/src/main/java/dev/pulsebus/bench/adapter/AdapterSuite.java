@@ -54,9 +54,14 @@ public final class AdapterSuite implements Suite {
                     "an 816-byte Bot API Update (a supergroup message replying to another, a command for this bot,"
                             + " a mention, a bold entity) to a GroupMessage by the adapter's decoder (from a direct"
                             + " buffer, as a webhook post hands it over); peers from a byte array: readTree and a hand"
-                            + " mapping to the same record, and the bare token walk",
+                            + " mapping to the same record, and the bare token walk; extra is built at its first"
+                            + " read, as the next row does",
                     JmhSuite.Target.ratioTo("jackson_tokens", 0.7).andRatioTo("jackson_tree", 1.3)
-                            .allocAtMost(2048))));
+                            .allocAtMost(2048)),
+                    new JmhSuite.RowSpec("telegram_decode_extra", false,
+                            "telegram_decode's update to its event, then its extra (the message's fields) read:"
+                                    + " ours builds it at that read; the peer is the tree's hand mapping, read alike",
+                            null)));
 
     @Override
     public String name() {

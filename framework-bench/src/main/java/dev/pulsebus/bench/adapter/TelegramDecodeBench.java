@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.pulsebus.event.Event;
 import dev.pulsebus.event.GroupMessage;
 import dev.pulsebus.event.Message;
+import dev.pulsebus.event.MessageEvent;
 import dev.pulsebus.event.ReplyChannel;
 import dev.pulsebus.event.Segment;
 import dev.pulsebus.event.Self;
@@ -31,7 +32,9 @@ import org.openjdk.jmh.annotations.TearDown;
  * {@link Event}. Ours is the adapter's decoder, given the update in a direct buffer of Netty's default
  * (pooled) allocator, as a webhook post hands it over; the peers read the same bytes from an array, their best
  * case: {@code jackson_tree} is {@code ObjectMapper.readTree} and a hand mapping to the same record,
- * {@code jackson_tokens} Jackson's streaming parser walking every token and keeping nothing.
+ * {@code jackson_tokens} Jackson's streaming parser walking every token and keeping nothing. Our event builds
+ * its {@code extra} (the message's fields) at their first read, which the pipeline never makes:
+ * {@code adapter.telegram_decode_extra} is the same update with its {@code extra} read, beside the tree's.
  */
 @State(Scope.Thread)
 public class TelegramDecodeBench {
@@ -69,6 +72,18 @@ public class TelegramDecodeBench {
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** The decode row's event with its {@code extra} read: ours builds it at that first read. */
+    @Benchmark
+    public int telegram_decode_extra__pulsebus() {
+        return ((MessageEvent) telegram_decode__pulsebus()).extra().size();
+    }
+
+    /** The tree's event, whose {@code extra} is built with it, read as ours is. */
+    @Benchmark
+    public int telegram_decode_extra__jackson_tree() {
+        return ((MessageEvent) telegram_decode__jackson_tree()).extra().size();
     }
 
     @Benchmark
