@@ -15,6 +15,7 @@ import dev.pulsebus.event.ReplyChannel;
 import dev.pulsebus.event.Segment;
 import dev.pulsebus.event.Self;
 import dev.pulsebus.internal.Json;
+import dev.pulsebus.internal.SlotPool;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.time.Instant;
@@ -76,8 +77,12 @@ final class UpdateDecoder {
     private static final JsonBytes.Known KNOWN_VALUES = JsonBytes.known(KNOWN);
 
     private static final ThreadLocal<UpdateDecoder> DECODERS = ThreadLocal.withInitial(UpdateDecoder::new);
-    /** What builds a message's {@code extra} at its first read, on the reading thread. */
-    private static final ThreadLocal<Extra.Reader> EXTRA_READERS = ThreadLocal.withInitial(Extra.Reader::new);
+    /**
+     * What builds a message's {@code extra} at its first read, on the reading thread: pooled rather than one
+     * per thread, as the threads that read it are often a module's virtual threads, each new.
+     */
+    private static final SlotPool<Extra.Reader> EXTRA_READERS = new SlotPool<>(
+            Math.max(4, 2 * Runtime.getRuntime().availableProcessors()), Extra.Reader::new);
 
     private final FieldReader fields = new FieldReader(KNOWN);
     private final JsonBytes json = reader();
@@ -674,10 +679,15 @@ final class UpdateDecoder {
 
         @Override
         public Map<String, Object> get() {
-            return EXTRA_READERS.get().read(message, type);
+            Reader reader = EXTRA_READERS.take();
+            try {
+                return reader.read(message, type);
+            } finally {
+                EXTRA_READERS.give(reader);
+            }
         }
 
-        /** One thread's reader of messages' fields. */
+        /** A reader of messages' fields, for one thread at a time. */
         static final class Reader {
             private final JsonBytes json = reader();
             private final FieldReader fields = new FieldReader(KNOWN);

@@ -17,44 +17,57 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-class BufferPoolTest {
+class SlotPoolTest {
 
     @Test
-    void aSetGivenBackIsLentAgainAndAFullPoolLetsTheRestGo() {
-        assertThat(new BufferPool(1).capacity()).isEqualTo(1);
-        assertThat(new BufferPool(8).capacity()).isEqualTo(8);
-        BufferPool pool = new BufferPool(6);
+    void oneGivenBackIsTakenAgainAndAFullPoolLetsTheRestGo() {
+        assertThat(new SlotPool<>(1, Object::new).capacity()).isEqualTo(1);
+        assertThat(new SlotPool<>(8, Object::new).capacity()).isEqualTo(8);
+        SlotPool<Object> pool = new SlotPool<>(6, Object::new);
         assertThat(pool.capacity()).isEqualTo(8);
-        BufferRecycler first = pool.acquirePooled();
-        pool.releasePooled(first);
-        assertThat(pool.pooledCount()).isEqualTo(1);
-        assertThat(pool.acquirePooled()).isSameAs(first);
-        assertThat(pool.pooledCount()).isZero();
+        Object first = pool.take();
+        pool.give(first);
+        assertThat(pool.pooled()).isEqualTo(1);
+        assertThat(pool.take()).isSameAs(first);
+        assertThat(pool.pooled()).isZero();
 
-        List<BufferRecycler> many = new ArrayList<>();
+        List<Object> many = new ArrayList<>();
         for (int i = 0; i < 13; i++) {
-            many.add(pool.acquirePooled());
+            many.add(pool.take());
         }
         assertThat(many).doesNotHaveDuplicates();
-        many.forEach(pool::releasePooled);
-        assertThat(pool.pooledCount()).isEqualTo(8);
-        Set<BufferRecycler> lent = Collections.newSetFromMap(new IdentityHashMap<>());
+        many.forEach(pool::give);
+        assertThat(pool.pooled()).isEqualTo(8);
+        Set<Object> lent = Collections.newSetFromMap(new IdentityHashMap<>());
         for (int i = 0; i < 8; i++) {
-            lent.add(pool.acquirePooled());
+            lent.add(pool.take());
         }
         assertThat(many).containsAll(lent);
-        assertThat(pool.acquirePooled()).isNotIn(many); // empty again: a new set
+        assertThat(pool.take()).isNotIn(many); // empty again: a new one
 
-        many.forEach(pool::releasePooled);
-        assertThat(pool.clear()).isTrue();
-        assertThat(pool.pooledCount()).isZero();
+        many.forEach(pool::give);
+        pool.clear();
+        assertThat(pool.pooled()).isZero();
+    }
+
+    @Test
+    void jacksonsBuffersArePooledInSlots() {
+        BufferPool buffers = new BufferPool(6);
+        assertThat(buffers.capacity()).isEqualTo(8);
+        BufferRecycler first = buffers.acquirePooled();
+        buffers.releasePooled(first);
+        assertThat(buffers.pooledCount()).isEqualTo(1);
+        assertThat(buffers.acquirePooled()).isSameAs(first);
+        buffers.releasePooled(first);
+        assertThat(buffers.clear()).isTrue();
+        assertThat(buffers.pooledCount()).isZero();
     }
 
     @Test
     @Timeout(60)
-    void noSetIsLentToTwoBorrowersAtOnce() throws Exception {
-        BufferPool pool = new BufferPool(4); // fewer slots than borrowers: empty and full pools both happen
-        Set<BufferRecycler> held = ConcurrentHashMap.newKeySet();
+    void noneIsTakenByTwoAtOnce() throws Exception {
+        SlotPool<Object> pool = new SlotPool<>(4, Object::new); // fewer slots than takers: empty and full happen
+        Set<Object> held = ConcurrentHashMap.newKeySet();
         int threads = 6;
         CountDownLatch go = new CountDownLatch(1);
         ExecutorService exec = Executors.newFixedThreadPool(threads);
@@ -65,13 +78,13 @@ class BufferPoolTest {
                     go.await();
                     int doubleLent = 0;
                     for (int i = 0; i < 200_000; i++) {
-                        BufferRecycler r = pool.acquirePooled();
+                        Object r = pool.take();
                         if (!held.add(r)) {
                             doubleLent++;
                         }
                         Thread.onSpinWait();
                         held.remove(r);
-                        pool.releasePooled(r);
+                        pool.give(r);
                     }
                     return doubleLent;
                 }));
@@ -84,6 +97,6 @@ class BufferPoolTest {
             exec.shutdownNow();
             assertThat(exec.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
         }
-        assertThat(pool.pooledCount()).isBetween(1, 4);
+        assertThat(pool.pooled()).isBetween(1, 4);
     }
 }
