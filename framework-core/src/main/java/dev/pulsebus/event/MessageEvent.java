@@ -24,7 +24,8 @@ public sealed interface MessageEvent extends Event, KeyedEvent permits PrivateMe
     /**
      * What the platform sent that this record has no component for (a sender's nickname, the raw text),
      * by the platform's field names, as JSON values (maps, lists, strings, numbers, booleans); immutable,
-     * empty when the adapter keeps nothing.
+     * empty when the adapter keeps nothing. An adapter may have it built at its first read
+     * ({@link FieldMap#deferred}), on the thread that reads it; it is safe to read from any thread.
      */
     Map<String, Object> extra();
 
