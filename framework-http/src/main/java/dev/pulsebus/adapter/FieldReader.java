@@ -19,17 +19,38 @@ import org.jspecify.annotations.Nullable;
 /**
  * Reads JSON values from a {@link JsonBytes} into the plain values an event keeps: {@code String},
  * {@code Long} (or {@code BigInteger} past a long), {@code Double}, {@code Boolean}, immutable lists and
- * {@link FieldMap}s, JSON nulls left out. Every map and list is built on one stack of keys and values that
- * is reused from read to read and copied out once at its exact size, so a read allocates little beyond what
- * it returns. Strings that are one of the {@linkplain #FieldReader(String...) known values} come back as
- * those constants instead of being made again, and within one read (from one {@link #reset()} to the next)
- * a string, a number or an object that came before with the same value is returned again rather than made
- * twice (strings compared on their bytes): a platform's objects repeat themselves (the chat of a message and
- * of the message it answers, a user's names). Not thread-safe: one per thread, reused.
+ * {@link FieldMap}s, JSON nulls left out (each told to a {@link NullListener} with its path, made only
+ * then). Every map and list is built on one stack of keys and values that is reused from read to read and
+ * copied out once at its exact size, so a read allocates little beyond what it returns. Strings that are
+ * one of the {@linkplain #FieldReader(String...) known values} come back as those constants instead of
+ * being made again, and within one read (from one {@link #reset()} to the next) a string, a number or an
+ * object that came before with the same value is returned again rather than made twice (strings compared
+ * on their bytes): a platform's objects repeat themselves (the chat of a message and of the message it
+ * answers, a user's names). The one reader of such values for the adapters that read bytes (OneBot v11,
+ * Telegram). Not thread-safe: one per thread, reused.
  */
 public final class FieldReader {
 
+    /** Told of each JSON null a read leaves out (the records hold no null), to count or warn of it. */
+    @FunctionalInterface
+    public interface NullListener {
+        /**
+         * A null left out: {@code key} is its key, null for an array's element; {@code path} says where, from
+         * the value read ({@link #value(JsonBytes, String)}'s name for it, else the first key): keys joined by
+         * dots, elements as {@code [index]}. The path is made only when there is a null.
+         */
+        void nullAt(@Nullable String key, String path);
+    }
+
+    private static final NullListener IGNORED = (key, path) -> { };
+
     private final JsonBytes.Known known;
+    private final NullListener nulls;
+    /** Where the read is: at each depth the key (a String) or the element's index (an Integer made on a null). */
+    private String root = "";
+    private String[] pathKeys = new String[16];
+    private int[] pathIndexes = new int[16];
+    private int depth;
     private Object[] stack = new Object[64];
     private int top;
     /**
@@ -47,6 +68,12 @@ public final class FieldReader {
 
     /** A reader that returns {@code known} strings (ASCII) as these constants (values a platform enumerates). */
     public FieldReader(String... known) {
+        this(IGNORED, known);
+    }
+
+    /** As {@link #FieldReader(String...)}, telling {@code nulls} of each null it leaves out. */
+    public FieldReader(NullListener nulls, String... known) {
+        this.nulls = nulls;
         this.known = JsonBytes.known(known);
     }
 
@@ -63,6 +90,22 @@ public final class FieldReader {
         numberCount = 0;
         Arrays.fill(maps, 0, mapCount, null);
         mapCount = 0;
+        Arrays.fill(pathKeys, 0, depth, null);
+        depth = 0;
+        root = "";
+    }
+
+    /**
+     * As {@link #value(JsonBytes)}, {@code at} naming the value in the paths of the nulls left out inside it
+     * ({@link NullListener}).
+     */
+    public Object value(JsonBytes j, String at) throws JsonBytes.MalformedException {
+        root = at;
+        try {
+            return value(j);
+        } finally {
+            root = "";
+        }
     }
 
     /** The value that is next in {@code j} (not a null), read to its end. */
@@ -82,6 +125,16 @@ public final class FieldReader {
         };
     }
 
+    /** The object that is next in {@code j}, read to its end, {@code at} naming it as in {@link #value(JsonBytes, String)}. */
+    public Map<String, Object> object(JsonBytes j, String at) throws JsonBytes.MalformedException {
+        root = at;
+        try {
+            return object(j, null, null);
+        } finally {
+            root = "";
+        }
+    }
+
     /**
      * The object that is next in {@code j}, read to its end; with {@code addKey} set, that key and
      * {@code addValue} are added after the object's own fields.
@@ -91,14 +144,18 @@ public final class FieldReader {
         int base = top;
         Map<String, Object> spilled = null;
         if (j.beginObject()) {
+            int at = enter();
             do {
                 String key = j.name();
+                pathKeys[at] = key;
                 if (j.nullValue()) {
+                    nulls.nullAt(key, path(at));
                     continue;
                 }
                 Object value = value(j);
                 spilled = spilled != null ? put(spilled, key, value) : push(base, key, value);
             } while (j.nextField());
+            depth = at;
         }
         if (addKey != null && addValue != null) {
             spilled = spilled != null ? put(spilled, addKey, addValue) : push(base, addKey, addValue);
@@ -175,8 +232,14 @@ public final class FieldReader {
     private List<Object> array(JsonBytes j) throws JsonBytes.MalformedException {
         int base = top;
         if (j.beginArray()) {
+            int at = enter();
+            pathKeys[at] = null;
+            int index = 0;
             do {
-                if (!j.nullValue()) {
+                pathIndexes[at] = index++;
+                if (j.nullValue()) {
+                    nulls.nullAt(null, path(at));
+                } else {
                     Object v = value(j);
                     if (top == stack.length) {
                         stack = Arrays.copyOf(stack, stack.length * 2);
@@ -184,6 +247,7 @@ public final class FieldReader {
                     stack[top++] = v;
                 }
             } while (j.nextElement());
+            depth = at;
         }
         int n = top - base;
         List<Object> list = switch (n) { // the fixed-arity List.of keep no array of their own
@@ -195,6 +259,33 @@ public final class FieldReader {
         Arrays.fill(stack, base, top, null);
         top = base;
         return list;
+    }
+
+    /** Enters a container one level deeper: its depth, whose key or index the caller keeps up to date. */
+    private int enter() {
+        int at = depth++;
+        if (at == pathKeys.length) {
+            pathKeys = Arrays.copyOf(pathKeys, at * 2);
+            pathIndexes = Arrays.copyOf(pathIndexes, at * 2);
+        }
+        return at;
+    }
+
+    /** The path to the value at depth {@code at}: the root's name, then each key or index down to it. */
+    private String path(int at) {
+        StringBuilder out = new StringBuilder(root);
+        for (int d = 0; d <= at; d++) {
+            String key = pathKeys[d];
+            if (key == null) {
+                out.append('[').append(pathIndexes[d]).append(']');
+            } else {
+                if (!out.isEmpty()) {
+                    out.append('.');
+                }
+                out.append(key);
+            }
+        }
+        return out.toString();
     }
 
     private static Map<String, Object> put(Map<String, Object> spilled, String key, Object value) {

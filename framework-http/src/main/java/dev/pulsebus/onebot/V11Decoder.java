@@ -8,6 +8,7 @@ import static dev.pulsebus.adapter.JsonBytes.OBJECT;
 import static dev.pulsebus.adapter.JsonBytes.STRING;
 import static dev.pulsebus.adapter.JsonBytes.TRUE;
 
+import dev.pulsebus.adapter.FieldReader;
 import dev.pulsebus.adapter.JsonBytes;
 import dev.pulsebus.event.Event;
 import dev.pulsebus.event.FieldMap;
@@ -21,9 +22,7 @@ import dev.pulsebus.event.Segment;
 import dev.pulsebus.event.Self;
 import io.netty.buffer.ByteBuf;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,12 +33,13 @@ import org.jspecify.annotations.Nullable;
  * and then walks, and without Jackson decoding every string it is asked for: the fields the records hold go
  * to locals, segments are made as they are read (a {@code text}, {@code at}, {@code reply} or {@code image}
  * segment whose {@code type} comes first without a map), and only the fields kept in {@code extra} or
- * {@code fields} become Java values. This is the adapter's hot path: one per inbound frame, on the I/O
- * thread, so it allocates little beyond what the event keeps: one decoder per thread is reused frame after
- * frame (its maps are built on one stack of keys and values and copied out at their exact size as
- * {@link FieldMap}s, its keys found again among those read before), values the spec enumerates (types,
- * {@code sender.sex}, {@code sender.role}) are shared constants compared on the bytes, and an image's
- * {@code file} becomes a string only when it has no {@code url}. Not thread-safe; each thread has its own.
+ * {@code fields} become Java values ({@link FieldReader}, nulls left out and counted with their path).
+ * This is the adapter's hot path: one per inbound frame, on the I/O thread, so it allocates little beyond
+ * what the event keeps: one decoder per thread is reused frame after frame (its maps are built on a stack of
+ * keys and values and copied out at their exact size as {@link FieldMap}s, its keys found again among those
+ * read before), values the spec enumerates (types, {@code sender.sex}, {@code sender.role}) are shared
+ * constants compared on the bytes, and an image's {@code file} becomes a string only when it has no
+ * {@code url}. Not thread-safe; each thread has its own.
  */
 final class V11Decoder {
 
@@ -48,6 +48,10 @@ final class V11Decoder {
             "notice_type", "request_type", "meta_event_type", "message_type", "message_id", "user_id", "group_id",
             "flag", "type", "data", "text", "qq", "id", "file", "url");
     private final JsonValues nulls = new JsonValues();
+    /** Reads the values of the frame's fields, its nulls counted ({@link #nullAt}). */
+    private final FieldReader values = new FieldReader(this::nullAt, ENUMERATED);
+    /** Whether {@link #values} is reading a segment's data, whose null paths start at {@code message.}. */
+    private boolean inSegment;
     private @Nullable String postType;
     private String subType = "";
     private @Nullable String detail; // notice_type, request_type or meta_event_type
@@ -69,10 +73,7 @@ final class V11Decoder {
     private int messageIdKind;
     private int userIdKind;
     private int groupIdKind;
-    /**
-     * The keys and values of the maps being read, a nested object's above its parent's; the frame's own
-     * fields from 0. Each map is copied out at its exact size ({@link FieldMap#copyOf}).
-     */
+    /** The keys and values of the frame's own fields, copied out at their exact size ({@link FieldMap#copyOf}). */
     private Object[] stack = new Object[64];
     private int top;
     /** The frame's own fields once past {@link FieldMap#MAX_SCANNED} keys (then no longer on the stack). */
@@ -89,8 +90,8 @@ final class V11Decoder {
         "other", "", "connect", "enable", "disable", "set", "unset", "approve", "invite", "kick", "kick_me", "leave",
         "ban", "lift_ban", "poke", "lucky_king", "honor", "add");
     /** The values of v11's enumerated object fields ({@code sender.sex}, {@code sender.role}, {@code message_format}) and "". */
-    private static final JsonBytes.Known ENUMERATED = JsonBytes.known("", "male", "female", "unknown", "member", "admin",
-        "owner", "array", "string");
+    private static final String[] ENUMERATED = {"", "male", "female", "unknown", "member", "admin", "owner", "array",
+        "string"};
     private static final JsonBytes.Known SEGMENT_TYPES = JsonBytes.known("text", "at", "reply", "image", "face",
         "record", "video", "forward", "json", "xml");
 
@@ -122,6 +123,8 @@ final class V11Decoder {
         Arrays.fill(stack, 0, top, null);
         top = 0;
         restSpilled = null;
+        values.reset();
+        inSegment = false;
     }
 
     /**
@@ -177,7 +180,7 @@ final class V11Decoder {
                 }
                 case "message_type", "message_id", "user_id", "group_id" -> {
                     if (kind == OBJECT || kind == ARRAY) {
-                        putField(name, value(j, kind, name)); // kept as it came; the record's component stays empty
+                        putField(name, values.value(j, name)); // kept as it came; the record's component stays empty
                         continue;
                     }
                     switch (name) {
@@ -200,11 +203,11 @@ final class V11Decoder {
                     }
                 }
                 case "flag" -> {
-                    Object v = value(j, kind, name);
+                    Object v = values.value(j, name);
                     flag = v instanceof String f ? f : kind == OBJECT || kind == ARRAY ? "" : String.valueOf(v);
                     putField(name, v);
                 }
-                default -> putField(name, value(j, kind, name));
+                default -> putField(name, values.value(j, name));
             }
         } while (j.nextField());
     }
@@ -253,7 +256,7 @@ final class V11Decoder {
         return map;
     }
 
-    /** The id fields of a frame that is not a message, as the values {@link #value} would have made. */
+    /** The id fields of a frame that is not a message, as {@link FieldReader#value(JsonBytes, String)} makes them. */
     private void restoreIds() {
         restore("message_type", messageTypeKind, messageType);
         restore("message_id", messageIdKind, messageId);
@@ -281,59 +284,11 @@ final class V11Decoder {
         }
     }
 
-    /**
-     * The value that is next ({@code kind}, not null) as a plain Java value, nulls inside left out and counted;
-     * {@code path} names it for the warning of a null inside (a nested path is made only when a container is
-     * entered).
-     */
-    private Object value(JsonBytes j, int kind, String path) throws JsonBytes.MalformedException {
-        return switch (kind) {
-            case STRING -> j.string(ENUMERATED);
-            case INTEGER, DECIMAL -> j.number();
-            case OBJECT -> object(j, path);
-            case ARRAY -> {
-                List<Object> list = new ArrayList<>();
-                if (j.beginArray()) {
-                    do {
-                        if (j.nullValue()) {
-                            nulls.nullAt(path + "[" + list.size() + "]");
-                        } else {
-                            list.add(value(j, j.kind(), path));
-                        }
-                    } while (j.nextElement());
-                }
-                yield Collections.unmodifiableList(list);
-            }
-            case TRUE, FALSE -> {
-                j.skip();
-                yield kind == TRUE;
-            }
-            default -> j.text();
-        };
-    }
-
-    private Map<String, Object> object(JsonBytes j, String path) throws JsonBytes.MalformedException {
-        int base = top;
-        Map<String, Object> spilled = null;
-        if (j.beginObject()) {
-            do {
-                String key = j.name();
-                if (j.nullValue()) {
-                    if (!JsonValues.nullable(key)) {
-                        nulls.nullAt(path + "." + key);
-                    }
-                    continue;
-                }
-                int kind = j.kind();
-                Object value = value(j, kind, kind == OBJECT || kind == ARRAY ? path + "." + key : path);
-                if (spilled != null) {
-                    spilled.put(key, value);
-                } else {
-                    spilled = put(base, key, value);
-                }
-            } while (j.nextField());
+    /** A null {@link #values} left out: counted unless the spec allows it ({@link JsonValues#nullable}). */
+    private void nullAt(@Nullable String key, String path) {
+        if (key == null || !JsonValues.nullable(key)) {
+            nulls.nullAt(inSegment ? "message." + path : path);
         }
-        return pop(base, spilled);
     }
 
     /** The array form, segment by segment (the mapping of {@link V11Segments}). */
@@ -384,7 +339,9 @@ final class V11Decoder {
                     if (isRead(type)) {
                         known = known(j, type);
                     } else {
-                        data = object(j, type.isEmpty() ? "message.?" : "message." + type);
+                        inSegment = true;
+                        data = values.object(j, type.isEmpty() ? "?" : type);
+                        inSegment = false;
                     }
                 } else {
                     j.skip();

@@ -52,4 +52,22 @@ class FieldReaderTest {
         assertThat(by.get("status")).isSameAs("member");
         assertThat(((Map<?, ?>) m.get("chat")).get("type")).isSameAs("supergroup");
     }
+
+    @Test
+    void eachNullLeftOutIsToldWithItsKeyAndPath() throws Exception {
+        List<String> told = new java.util.ArrayList<>();
+        FieldReader nulls = new FieldReader((key, path) -> told.add(key + " at " + path));
+        byte[] bytes = """
+                {"a": null, "b": {"c": [1, null, {"d": null}]}, "e": [[null]], "f": {}}""".getBytes(
+                StandardCharsets.UTF_8);
+        Map<String, Object> m = nulls.object(json.reset(bytes, 0, bytes.length), null, null);
+        assertThat(m).isEqualTo(Map.of("b", Map.of("c", List.of(1L, Map.of())), "e", List.of(List.of()),
+                "f", Map.of()));
+        byte[] named = "{\"x\": {\"y\": null}}".getBytes(StandardCharsets.UTF_8);
+        nulls.value(json.reset(named, 0, named.length), "sender");
+        nulls.object(json.reset(named, 0, named.length), "face");
+
+        assertThat(told).containsExactly("a at a", "null at b.c[1]", "d at b.c[2].d", "null at e[0][0]",
+                "y at sender.x.y", "y at face.x.y");
+    }
 }
