@@ -220,6 +220,133 @@ class UpdateDecoderTest {
                 new Segment.Text("\u00fcber"));
     }
 
+    /**
+     * Updates whose message fields were replaced at random (by nulls, values of other types, numbers past a
+     * long, objects, or left out): the record read as the message streams past agrees with the message as a
+     * tree says it, and extra holds that message, whatever the shape.
+     */
+    @Test
+    void theRecordAgreesWithTheMessageWhateverItsShape() throws Exception {
+        com.fasterxml.jackson.databind.node.ObjectNode sample = (com.fasterxml.jackson.databind.node.ObjectNode)
+                Json.MAPPER.readTree("""
+                {"update_id": 77, "message": {"message_id": 5123, "date": 1441645532, "edit_date": 1441645600,
+                 "from": {"id": 7654321, "is_bot": false, "first_name": "Alice"},
+                 "sender_chat": {"id": -1009, "type": "channel"},
+                 "chat": {"id": -1001234567890, "title": "T", "type": "supergroup"},
+                 "reply_to_message": {"message_id": 5120, "from": {"id": 1234567}, "date": 1441645000},
+                 "photo": [{"file_id": "small"}, {"file_id": "large"}],
+                 "text": "/weather@pulse_test_bot Tokyo @carol_c", "caption": "c",
+                 "entities": [{"offset": 0, "length": 23, "type": "bot_command"},
+                  {"offset": 30, "length": 8, "type": "mention"}]}}""");
+        String[] paths = {"message_id", "date", "edit_date", "from", "from.id", "sender_chat", "sender_chat.id",
+            "chat", "chat.id", "chat.type", "reply_to_message", "reply_to_message.message_id",
+            "reply_to_message.from", "reply_to_message.from.id", "photo", "text", "caption", "entities"};
+        com.fasterxml.jackson.databind.JsonNode[] values = {
+            Json.MAPPER.nullNode(), Json.MAPPER.getNodeFactory().textNode("12"),
+            Json.MAPPER.getNodeFactory().numberNode(new java.math.BigInteger("123456789012345678901")),
+            Json.MAPPER.getNodeFactory().numberNode(1.5), Json.MAPPER.getNodeFactory().numberNode(-3L),
+            Json.MAPPER.createObjectNode(), Json.MAPPER.createArrayNode(), Json.MAPPER.getNodeFactory().booleanNode(true),
+            Json.MAPPER.getNodeFactory().textNode("private"), Json.MAPPER.getNodeFactory().textNode("group")};
+        java.util.Random random = new java.util.Random(19);
+        int decoded = 0;
+        for (int round = 0; round < 3000; round++) {
+            com.fasterxml.jackson.databind.node.ObjectNode update = sample.deepCopy();
+            com.fasterxml.jackson.databind.node.ObjectNode m = (com.fasterxml.jackson.databind.node.ObjectNode)
+                    update.get("message");
+            for (int k = random.nextInt(3) + 1; k > 0; k--) {
+                String[] path = paths[random.nextInt(paths.length)].split("\\.");
+                com.fasterxml.jackson.databind.JsonNode parent = m;
+                for (int i = 0; i < path.length - 1 && parent != null; i++) {
+                    parent = parent.get(path[i]);
+                }
+                if (parent instanceof com.fasterxml.jackson.databind.node.ObjectNode o) {
+                    if (random.nextInt(5) == 0) {
+                        o.remove(path[path.length - 1]);
+                    } else {
+                        o.set(path[path.length - 1], values[random.nextInt(values.length)]);
+                    }
+                }
+            }
+            String json = Json.MAPPER.writeValueAsString(update);
+            Long messageId = integer(m.get("message_id"));
+            Long chatId = integer(m.path("chat").get("id"));
+            Long date = integer(m.get("date"));
+            String chatType = m.path("chat").path("type").isTextual() ? m.path("chat").path("type").asText() : "";
+            if (messageId == null || chatId == null || date == null
+                    || !java.util.Set.of("private", "group", "supergroup", "channel").contains(chatType)) {
+                assertThatThrownBy(() -> decode(json)).as(json).isInstanceOf(IllegalArgumentException.class);
+                continue;
+            }
+            dev.pulsebus.event.MessageEvent e = (dev.pulsebus.event.MessageEvent) decode(json);
+            decoded++;
+            assertThat(e.messageId()).as(json).isEqualTo(messageId.toString());
+            if (!chatType.equals("private")) { // a private chat is its user's
+                assertThat(e.chat().id()).as(json).isEqualTo(chatId.toString());
+            }
+            Long edited = integer(m.get("edit_date"));
+            assertThat(e.time()).as(json).isEqualTo(Instant.ofEpochSecond(edited != null ? edited : date));
+            Long from = integer(m.path("from").get("id"));
+            Long senderChat = integer(m.path("sender_chat").get("id"));
+            assertThat(e.userId()).as(json).isEqualTo(
+                    String.valueOf(from != null ? from : senderChat != null ? senderChat : chatId));
+            Long replyId = integer(m.path("reply_to_message").get("message_id"));
+            Long replyFrom = integer(m.path("reply_to_message").path("from").get("id"));
+            java.util.List<Segment> segments = e.message().segments();
+            if (replyId != null) {
+                assertThat(segments.get(0)).as(json).isEqualTo(new Segment.Reply(replyId.toString(),
+                        replyFrom == null ? null : replyFrom.toString()));
+            } else {
+                assertThat(segments).as(json).noneMatch(x -> x instanceof Segment.Reply);
+            }
+            com.fasterxml.jackson.databind.JsonNode photo = m.get("photo");
+            if (photo != null && photo.isArray() && !photo.isEmpty()) {
+                assertThat(segments).as(json).contains(new Segment.Image(photo.get(photo.size() - 1).path("file_id")
+                        .asText("")));
+            } else {
+                assertThat(segments).as(json).noneMatch(x -> x instanceof Segment.Image);
+            }
+            if (!m.path("text").isTextual() && !m.path("caption").isTextual()) {
+                assertThat(segments).as(json).noneMatch(x -> x instanceof Segment.Text);
+            }
+            @SuppressWarnings("unchecked")
+            Map<String, Object> expected = (Map<String, Object>) plain(m);
+            expected.put("update_type", "message");
+            assertThat(e.extra()).as(json).isEqualTo(expected);
+        }
+        assertThat(decoded).isGreaterThan(500); // enough of them were messages to compare
+    }
+
+    private static @org.jspecify.annotations.Nullable Long integer(
+            com.fasterxml.jackson.databind.@org.jspecify.annotations.Nullable JsonNode n) {
+        return n != null && n.isIntegralNumber() && n.canConvertToLong() ? n.longValue() : null;
+    }
+
+    /** {@code n} as the plain values extra holds: nulls left out, integers as longs past which big. */
+    private static Object plain(com.fasterxml.jackson.databind.JsonNode n) {
+        if (n.isObject()) {
+            Map<String, Object> out = new java.util.LinkedHashMap<>();
+            n.properties().forEach(f -> {
+                if (!f.getValue().isNull()) {
+                    out.put(f.getKey(), plain(f.getValue()));
+                }
+            });
+            return out;
+        }
+        if (n.isArray()) {
+            java.util.List<Object> out = new java.util.ArrayList<>();
+            n.forEach(e -> {
+                if (!e.isNull()) {
+                    out.add(plain(e));
+                }
+            });
+            return out;
+        }
+        if (n.isIntegralNumber()) {
+            return n.canConvertToLong() ? (Object) n.longValue() : n.bigIntegerValue();
+        }
+        return n.isNumber() ? n.doubleValue() : n.isBoolean() ? n.booleanValue() : n.asText();
+    }
+
     @Test
     void anUnknownUpdateKeepsItsJsonAsSent() throws Exception {
         NoticeEvent n = (NoticeEvent) decode("""
