@@ -46,7 +46,7 @@ public final class FieldReader {
 
     private final JsonBytes.Known known;
     private final NullListener nulls;
-    /** Where the read is: at each depth the key (a String) or the element's index (an Integer made on a null). */
+    /** Where the read is, for the paths of nulls: at each depth the key, or null and the element's index. */
     private String root = "";
     private String[] pathKeys = new String[16];
     private int[] pathIndexes = new int[16];
@@ -125,7 +125,10 @@ public final class FieldReader {
         };
     }
 
-    /** The object that is next in {@code j}, read to its end, {@code at} naming it as in {@link #value(JsonBytes, String)}. */
+    /**
+     * The object that is next in {@code j}, read to its end, {@code at} naming it as in
+     * {@link #value(JsonBytes, String)}.
+     */
     public Map<String, Object> object(JsonBytes j, String at) throws JsonBytes.MalformedException {
         root = at;
         try {
@@ -149,7 +152,9 @@ public final class FieldReader {
                 String key = j.name();
                 pathKeys[at] = key;
                 if (j.nullValue()) {
-                    nulls.nullAt(key, path(at));
+                    if (nulls != IGNORED) {
+                        nulls.nullAt(key, path(at));
+                    }
                     continue;
                 }
                 Object value = value(j);
@@ -238,7 +243,9 @@ public final class FieldReader {
             do {
                 pathIndexes[at] = index++;
                 if (j.nullValue()) {
-                    nulls.nullAt(null, path(at));
+                    if (nulls != IGNORED) {
+                        nulls.nullAt(null, path(at));
+                    }
                 } else {
                     Object v = value(j);
                     if (top == stack.length) {
