@@ -34,11 +34,6 @@ final class DeferredFieldMap extends AbstractMap<String, Object> {
         return built;
     }
 
-    /** Whether the fields have been built (by a read); for tests. */
-    boolean isBuilt() {
-        return state instanceof Map<?, ?>;
-    }
-
     @Override
     public int size() {
         return fields().size();
