@@ -26,13 +26,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The RabbitMQ side of a cluster. Inbound events go to a consistent-hash exchange ({@code <ns>.events}, plugin
- * {@code rabbitmq_consistent_hash_exchange}) bound to {@code partitions} quorum queues ({@code <ns>.events.<i>}),
- * each with a single active consumer: every instance consumes every queue, the broker lets one consumer per queue
- * have its messages, and when that consumer's connection goes (kill -9 closes its socket) the broker gives the
- * queue, with the messages it had not acknowledged, to the next one. A chat's key always hashes to the same queue,
- * so a chat is handled by one instance at a time, in the order its events reached the broker. Events are
- * acknowledged after they were handled.
+ * The RabbitMQ side of a cluster. Inbound events go to a direct exchange ({@code <ns>.dispatch}) bound to
+ * {@code partitions} quorum queues ({@code <ns>.events.<i>}, routing key {@code <i>}), each with a single active
+ * consumer: every instance consumes every queue, the broker lets one consumer per queue have its messages, and when
+ * that consumer's connection goes (kill -9 closes its socket) the broker gives the queue, with the messages it had
+ * not acknowledged, to the next one. The publishing instance computes a key's partition itself ({@link #partition},
+ * the same on every instance, as the partition count is fixed by configuration and checked against the broker's
+ * queues at start), so no broker plugin is needed. A chat's key always goes to the same queue, so a chat is handled
+ * by one instance at a time, in the order its events reached the broker. Events are acknowledged after they were
+ * handled.
  *
  * <p>What every instance must see (room wake-ups, clustered events) goes to a fanout exchange
  * ({@code <ns>.broadcast}), one exclusive queue per instance. Publishing events waits for the broker's confirm
@@ -66,6 +68,8 @@ final class Broker implements AutoCloseable {
     private final int partitions;
     private final RedisState redis;
     private final long dedupeTtlMillis;
+    /** Each partition's routing key, {@code "0"} to {@code partitions - 1} (made once: none per dispatch). */
+    private final String[] routes;
     private final ExecutorService deliveries = Executors.newVirtualThreadPerTaskExecutor();
     private final Connection connection;
     private final Channel publisher;
@@ -111,6 +115,10 @@ final class Broker implements AutoCloseable {
         this.lastDelivery = new AtomicLongArray(partitions);
         this.consumers = new AtomicReferenceArray<>(partitions);
         this.leaving = new AtomicReferenceArray<>(partitions);
+        this.routes = new String[partitions];
+        for (int i = 0; i < partitions; i++) {
+            routes[i] = Integer.toString(i);
+        }
         ConnectionFactory f = new ConnectionFactory();
         try {
             f.setUri(uri);
@@ -123,15 +131,21 @@ final class Broker implements AutoCloseable {
         f.setConnectionTimeout(5000);
         f.setRequestedHeartbeat(10);
         this.connection = f.newConnection(deliveries, "pulsebus " + instance);
+        try {
+            checkPartitions();
+        } catch (IOException | RuntimeException e) {
+            connection.abort();
+            throw e;
+        }
         try (Channel setup = connection.createChannel()) {
-            setup.exchangeDeclare(events(), "x-consistent-hash", true);
+            setup.exchangeDeclare(events(), "direct", true);
             setup.exchangeDeclare(broadcast(), "fanout", true);
             setup.queueDeclare(members(), false, false, true, null); // never holds a message: see members()
             for (int i = 0; i < partitions; i++) {
                 setup.queueDeclare(queue(i), true, false, false,
                         Map.of("x-queue-type", "quorum", "x-single-active-consumer", true, "x-max-length", maxQueued,
                                 "x-overflow", "reject-publish"));
-                setup.queueBind(queue(i), events(), "1"); // weight 1: queues share the hash ring equally
+                setup.queueBind(queue(i), events(), routes[i]);
             }
         }
         this.publisher = connection.createChannel();
@@ -140,6 +154,60 @@ final class Broker implements AutoCloseable {
                 (tag, multiple) -> confirmed(tag, multiple, new IOException("the broker refused the event (its partition's "
                         + "queue is full: " + maxQueued + " events)")));
         publisher.addShutdownListener(this::publisherLost);
+    }
+
+    /**
+     * Refuses to join a cluster whose queues on the broker were made for another partition count: every instance
+     * computes a chat's partition itself, so two counts would hand one chat to two instances at once. The queues
+     * are the record (the broker keeps them, durable): with {@code partitions} of them, queue {@code partitions - 1}
+     * exists and queue {@code partitions} does not. A cluster re-partitioned is deleted from the broker first,
+     * every instance stopped ({@link Cluster#deleteFromBroker}).
+     */
+    private void checkPartitions() throws IOException {
+        boolean first = exists(queue(0));
+        if (exists(queue(partitions))) {
+            throw new IOException("the cluster '" + namespace + "' on this broker has more than " + partitions
+                    + " partitions (queue " + queue(partitions) + " exists); every instance must have the same "
+                    + "cluster.partitions (to change it, stop every instance and delete the cluster's queues)");
+        }
+        if (first && partitions > 1 && !exists(queue(partitions - 1))) {
+            throw new IOException("the cluster '" + namespace + "' on this broker has fewer than " + partitions
+                    + " partitions (queue " + queue(partitions - 1) + " is missing); every instance must have the "
+                    + "same cluster.partitions (to change it, stop every instance and delete the cluster's queues)");
+        }
+    }
+
+    /** Whether queue {@code name} exists (a passive declare, on a channel of its own: a miss closes it). */
+    private boolean exists(String name) throws IOException {
+        try (Channel ch = connection.createChannel()) {
+            ch.queueDeclarePassive(name);
+            return true;
+        } catch (IOException e) {
+            if (e.getCause() instanceof ShutdownSignalException s && !s.isHardError()
+                    && s.getReason() instanceof AMQP.Channel.Close close && close.getReplyCode() == AMQP.NOT_FOUND) {
+                return false;
+            }
+            throw e;
+        } catch (TimeoutException e) {
+            throw new IOException("closing a channel timed out", e);
+        } catch (com.rabbitmq.client.AlreadyClosedException e) {
+            return false; // the passive declare's 404 closed the channel before try-with-resources did
+        }
+    }
+
+    /**
+     * The partition of {@code key} among {@code partitions}: the same on every instance and every JVM (it
+     * depends only on {@link String#hashCode}, which the language fixes), its bits mixed (MurmurHash3's
+     * finalizer) so that keys that differ in their last character still spread.
+     */
+    static int partition(String key, int partitions) {
+        int h = key.hashCode();
+        h ^= h >>> 16;
+        h *= 0x85ebca6b;
+        h ^= h >>> 13;
+        h *= 0xc2b2ae35;
+        h ^= h >>> 16;
+        return Math.floorMod(h, partitions);
     }
 
     /** Deletes a cluster's exchanges and {@code partitions} queues, with what they hold. */
@@ -155,13 +223,15 @@ final class Broker implements AutoCloseable {
                 ch.queueDelete(namespace + ".events." + i);
             }
             ch.queueDelete(namespace + ".members");
-            ch.exchangeDelete(namespace + ".events");
+            ch.exchangeDelete(namespace + ".dispatch");
+            ch.exchangeDelete(namespace + ".events"); // the consistent-hash exchange of earlier builds
             ch.exchangeDelete(namespace + ".broadcast");
         }
     }
 
+    /** The direct exchange that routes an event to its partition's queue. */
     String events() {
-        return namespace + ".events";
+        return namespace + ".dispatch";
     }
 
     String broadcast() {
@@ -169,7 +239,7 @@ final class Broker implements AutoCloseable {
     }
 
     String queue(int partition) {
-        return events() + "." + partition;
+        return namespace + ".events." + partition;
     }
 
     /**
@@ -207,7 +277,7 @@ final class Broker implements AutoCloseable {
             long tag = publisher.getNextPublishSeqNo();
             unconfirmed.put(tag, done);
             try {
-                publisher.basicPublish(events(), key, props, body);
+                publisher.basicPublish(events(), routes[partition(key, partitions)], props, body);
             } catch (IOException | RuntimeException e) {
                 unconfirmed.remove(tag);
                 done.completeExceptionally(e);

@@ -71,8 +71,8 @@ public final class Cluster implements AutoCloseable {
      * Joins the cluster as {@code settings.instance()}: connects to the broker (and declares its exchanges and
      * queues) and to Redis (which may be down: the controls then stand in on local tables until it answers).
      *
-     * @throws IOException when the broker cannot be reached or refuses the topology (the consistent-hash
-     *                     exchange needs its plugin)
+     * @throws IOException when the broker cannot be reached or refuses the topology, or its queues were made
+     *                     for another {@code cluster.partitions}
      */
     public static Cluster join(ClusterSettings settings) throws IOException {
         return join(settings, "pulsebus", "pulsebus:");
@@ -96,8 +96,7 @@ public final class Cluster implements AutoCloseable {
                     + " did not answer", e);
         } catch (IOException e) {
             throw new IOException("cannot join the cluster through the broker at " + settings.broker().getHost() + ":"
-                    + settings.broker().getPort() + " (is RabbitMQ running, with the plugin "
-                    + "rabbitmq_consistent_hash_exchange enabled?): " + e, e);
+                    + settings.broker().getPort() + ": " + (e.getMessage() != null ? e.getMessage() : e.getCause()), e);
         }
     }
 

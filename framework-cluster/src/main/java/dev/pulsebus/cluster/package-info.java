@@ -1,6 +1,6 @@
 /**
  * Several PulseBus instances as one bot: inbound events through RabbitMQ to exactly one instance per chat
- * (a consistent-hash exchange over quorum queues with single active consumers), room wake-ups and clustered
+ * (a direct exchange over quorum queues, one per partition, with single active consumers), room wake-ups and clustered
  * events fanned out to every instance, and cooldowns, rate limits, quotas and the dedupe set shared in
  * Redis. Imports {@code command}, {@code event}, {@code bus} and {@code internal} of the core; knows no
  * HTTP and no database (the server wires it in when {@code cluster.enabled}).

@@ -1,6 +1,7 @@
 package dev.pulsebus.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pulsebus.bus.EventBus;
 import dev.pulsebus.module.ScheduleClaims;
@@ -301,6 +302,33 @@ class ClusterTest {
             assertThat(Await.until(Duration.ofSeconds(15), () -> !handled.isEmpty()))
                     .as("its consumers are back: the event is handled").isTrue();
         }
+    }
+
+    @Test
+    void anInstanceWithAnotherPartitionCountIsRefusedSayingWhy() throws Exception {
+        join("a"); // 8 partitions: its queues are the cluster's record on the broker
+        ClusterSettings fewer = new ClusterSettings(true, "b", URI.create(ClusterSettings.DEFAULT_BROKER), 4,
+                URI.create("redis://127.0.0.1:" + Servers.REDIS_PORT));
+        ClusterSettings more = new ClusterSettings(true, "c", URI.create(ClusterSettings.DEFAULT_BROKER), 12,
+                URI.create("redis://127.0.0.1:" + Servers.REDIS_PORT));
+        assertThatThrownBy(() -> Cluster.join(fewer, namespace, prefix)).isInstanceOf(java.io.IOException.class)
+                .hasMessageContaining("has more than 4 partitions").hasMessageContaining("cluster.partitions");
+        assertThatThrownBy(() -> Cluster.join(more, namespace, prefix)).isInstanceOf(java.io.IOException.class)
+                .hasMessageContaining("has fewer than 12 partitions");
+        join("d"); // the same count still joins
+    }
+
+    @Test
+    void aKeysPartitionIsFixedAndKeysSpreadOverThePartitions() {
+        // fixed: every instance, JVM and release computes the same partition (a change here re-routes live chats)
+        assertThat(Broker.partition("http/lobby", 16)).isEqualTo(Broker.partition("http/lobby", 16));
+        assertThat(List.of(Broker.partition("http/lobby", 16), Broker.partition("onebot11:10001/group:1", 64),
+                Broker.partition("", 8))).containsExactly(14, 57, 0);
+        int[] counts = new int[16];
+        for (int i = 0; i < 16_000; i++) {
+            counts[Broker.partition("http/room" + i, 16)]++;
+        }
+        assertThat(java.util.Arrays.stream(counts).boxed().toList()).allSatisfy(n -> assertThat(n).isBetween(800, 1200));
     }
 
     @Test

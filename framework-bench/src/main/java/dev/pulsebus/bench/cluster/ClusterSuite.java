@@ -70,7 +70,7 @@ public final class ClusterSuite implements Suite {
     public List<Row> run(BenchOptions options) throws Exception {
         String absent = absent();
         if (absent == null) {
-            try { // the broker answers, but may lack the consistent-hash exchange plugin
+            try { // the broker answers, but may refuse the topology
                 Cluster.join(settings("bench-probe"), "pulsebus-bench-probe", "pulsebus-bench-probe:").close();
                 Cluster.deleteFromBroker(settings("cleanup"), "pulsebus-bench-probe");
             } catch (IOException e) {
@@ -119,7 +119,7 @@ public final class ClusterSuite implements Suite {
                     rounds, ServerFixture.peers("single_instance", singleRate, "amqp_client", ceiling),
                     String.format(Locale.ROOT,
                     "%d events over %d keys dispatched from %d instance(s) in this JVM (the partitions spread over"
-                            + " them) through a consistent-hash exchange over %d quorum queues, handled once each (dedupe mark in Redis), acked; ops/s from the"
+                            + " them) through a direct exchange over %d quorum queues, handled once each (dedupe mark in Redis), acked; ops/s from the"
                             + " first dispatch to the last handled, the median of %d rounds; per-key order checked: %d"
                             + " out of order; peer amqp_client: the same events with RabbitMQ's plain client on %d"
                             + " connection(s) to %d quorum queues, no PulseBus%s", events, KEYS, n, PARTITIONS, rounds,
