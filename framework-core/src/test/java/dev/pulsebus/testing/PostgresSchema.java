@@ -1,7 +1,5 @@
 package dev.pulsebus.testing;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -9,7 +7,7 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * A schema of one test's own on a PostgreSQL server, dropped with everything in it on {@link #close()}.
- * Where no server answers, the test is skipped with the reason printed.
+ * Where no server answers, the test is skipped with the reason printed (or fails: {@link Required}).
  */
 public final class PostgresSchema implements AutoCloseable {
 
@@ -29,8 +27,7 @@ public final class PostgresSchema implements AutoCloseable {
         try (Connection c = DriverManager.getConnection(ADMIN)) {
             c.createStatement().execute("CREATE SCHEMA " + name);
         } catch (SQLException e) {
-            System.err.println("[pulsebus] " + who + " skipped: no PostgreSQL at " + ADMIN + " (" + e.getMessage() + ")");
-            assumeTrue(false, "no PostgreSQL at " + ADMIN);
+            Required.service("postgres", who + ": no PostgreSQL at " + ADMIN + " (" + e.getMessage() + ")");
         }
         return new PostgresSchema(name);
     }

@@ -1,7 +1,6 @@
 package dev.pulsebus.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pulsebus.internal.Json;
@@ -125,7 +124,7 @@ class ConsoleBrowserTest {
     }
 
     private void run(String scenario) throws Exception {
-        assumeTrue(unavailable == null, "browser tests skipped: " + unavailable);
+        dev.pulsebus.testing.Required.service("browser", unavailable == null ? null : "browser tests: " + unavailable);
         TestServer a = java.util.Objects.requireNonNull(open);
         TestServer b = java.util.Objects.requireNonNull(guarded);
         Path log = Files.createDirectories(Path.of("target/console-browser")).resolve(scenario + ".log");

@@ -1,11 +1,11 @@
 package dev.pulsebus.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pulsebus.internal.Json;
 import dev.pulsebus.testing.Await;
+import dev.pulsebus.testing.Required;
 import java.io.File;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -56,7 +56,8 @@ class PrometheusRulesTest {
 
     @Test
     void promtoolChecksTheRulesAndTheirUnitTestsPass() throws Exception {
-        assumeTrue(onPath("promtool") != null, "promtool is not installed (Debian package prometheus): skipped");
+        Required.service("prometheus", onPath("promtool") != null ? null
+                : "promtool is not installed (Debian package prometheus)");
         assertThat(run("promtool", "check", "rules", RULES.toString())).contains("SUCCESS");
         assertThat(run("promtool", "test", "rules", RULE_TESTS.toString())).contains("SUCCESS");
     }
@@ -64,7 +65,8 @@ class PrometheusRulesTest {
     @Test
     void everyDashboardAndRuleQueryFindsDataInARealPrometheus() throws Exception {
         Path prometheus = onPath("prometheus");
-        assumeTrue(prometheus != null, "prometheus is not installed (Debian package prometheus): skipped");
+        Required.service("prometheus", prometheus != null ? null
+                : "prometheus is not installed (Debian package prometheus)");
         try (TestServer t = new TestServer(dir, "")) {
             traffic(t, "1");
             int port = freePort();

@@ -1,6 +1,5 @@
 package dev.pulsebus.telegram;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -59,10 +58,8 @@ final class TelegramEmulator implements AutoCloseable {
         } else if (!Files.isDirectory(modules.resolve("telegram-test-api"))) {
             why = "telegram-test-api is not installed in " + modules + " (.ci/run installs it)";
         }
-        if (why != null) {
-            System.out.println("[pulsebus] Telegram emulator tests skipped: " + why);
-        }
-        assumeTrue(why == null, () -> "Telegram emulator tests skipped: " + "see the line above");
+        dev.pulsebus.testing.Required.service("telegram-emulator",
+                why == null ? null : "Telegram emulator tests: " + why);
         Path script = Files.createTempFile("pulsebus-telegram-emulator", ".js");
         try (InputStream in = Objects.requireNonNull(TelegramEmulator.class.getResourceAsStream("emulator.js"))) {
             Files.write(script, in.readAllBytes());

@@ -1,7 +1,5 @@
 package dev.pulsebus.storage;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -73,13 +71,12 @@ enum Backend {
                     } catch (SQLException e) {
                         unavailable = this + " tests skipped: no server at " + adminUrl + " (" + e.getMessage()
                                 + "). .ci/run starts it; see README.";
-                        System.err.println("[pulsebus] " + unavailable);
                     }
                     probed = true;
                 }
             }
         }
-        assumeTrue(unavailable == null, unavailable);
+        dev.pulsebus.testing.Required.service(this == POSTGRESQL ? "postgres" : "mariadb", unavailable);
     }
 
     private void admin(String sql) {
