@@ -23,6 +23,11 @@ final class Call implements CommandCall {
     /** For a pattern command: the given arguments; otherwise made on {@link #args()}. */
     private List<String> args;
     private Messages messages;
+    /**
+     * The time the current thread's command spent in {@link #await} waiting for answers (a thread-local, not
+     * a field: every call would carry it, and only a blocking command, on a virtual thread of its own, waits).
+     */
+    private static final ThreadLocal<long[]> WAITED = ThreadLocal.withInitial(() -> new long[1]);
 
     /** A prefix command: label at {@code text[labelFrom, labelTo)}, arguments from {@code argsFrom}. */
     Call(CommandSource source, Entry entry, String text, int labelFrom, int labelTo, int argsFrom,
@@ -166,6 +171,7 @@ final class Call implements CommandCall {
             throw new IllegalStateException("command '" + entry.path + "' waits for an answer on the thread that must "
                     + "deliver it: register it with Command.blocking() so it runs on a virtual thread of its own");
         }
+        long from = System.nanoTime();
         try {
             return ask.toCompletableFuture().get();
         } catch (ExecutionException e) {
@@ -179,7 +185,20 @@ final class Call implements CommandCall {
             Thread.currentThread().interrupt();
             ask.toCompletableFuture().cancel(false);
             throw new AskException(AskException.Reason.CANCELLED, "interrupted while waiting for an answer");
+        } finally {
+            WAITED.get()[0] += System.nanoTime() - from;
         }
+    }
+
+    /**
+     * The time the current thread's command spent in {@link #await} since the last take, reset to 0: waiting
+     * for the user, which is not the command's slowness (left out of its duration and its slow-call check).
+     */
+    static long takeWaitedNanos() {
+        long[] waited = WAITED.get();
+        long n = waited[0];
+        waited[0] = 0;
+        return n;
     }
 
     @Override

@@ -268,7 +268,8 @@ final class DefaultCommandRouter implements CommandRouter {
                 try {
                     long start = System.nanoTime();
                     Outcome o = runHere(e, call, controls, granted, inShared);
-                    timed(e, o, System.nanoTime() - start);
+                    // waiting for the user's answers (askText, askInt, await) is not the command's time
+                    timed(e, o, System.nanoTime() - start - Call.takeWaitedNanos());
                 } finally {
                     blockingSlots.release();
                 }

@@ -12,6 +12,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -20,6 +21,7 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -77,12 +79,24 @@ final class Conversations implements AutoCloseable {
     private boolean closed;
 
     private final LongAdder started = new LongAdder();
-    private final LongAdder answered = new LongAdder();
-    private final LongAdder timedOut = new LongAdder();
-    private final LongAdder cancelled = new LongAdder();
-    private final LongAdder evicted = new LongAdder();
-    private final LongAdder unloaded = new LongAdder();
-    private final LongAdder closedOut = new LongAdder();
+    /** How asks ended, as {@code pulsebus_asks_ended_total{result}} names it, indexed as {@link #ends}. */
+    private static final String[] RESULTS = {"answered", "timeout", "cancelled", "unloaded", "evicted", "closed"};
+    private static final int ANSWERED = 0;
+    private static final int TIMEOUT = 1;
+    private static final int CANCELLED = 2;
+    private static final int UNLOADED = 3;
+    private static final int EVICTED = 4;
+    private static final int CLOSED = 5;
+    /**
+     * The buckets of {@code pulsebus_asks_duration_seconds}: a person's answer takes seconds to minutes, past
+     * the 10 s of the latency timers' buckets.
+     */
+    private static final Duration[] ASK_BUCKETS = {Duration.ofSeconds(1), Duration.ofMillis(2500),
+        Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofMinutes(1),
+        Duration.ofMinutes(2), Duration.ofMinutes(5), Duration.ofMinutes(10)};
+    private final LongAdder[] ends = new LongAdder[RESULTS.length];
+    /** The time from each ask to its end, by {@link #RESULTS}; null until {@link #bindMeters}. */
+    private volatile Timer @Nullable [] durations;
 
     Conversations(ClockTimer timer, Duration defaultTimeout, int maxPerChat, int maxTotal, Set<String> cancelWords,
             Consumer<MessageEvent> cancelReply) {
@@ -92,6 +106,9 @@ final class Conversations implements AutoCloseable {
         this.maxTotal = maxTotal;
         this.cancelWords = Set.copyOf(cancelWords.stream().map(w -> w.strip().toLowerCase(Locale.ROOT)).toList());
         this.cancelReply = cancelReply;
+        for (int i = 0; i < ends.length; i++) {
+            ends[i] = new LongAdder();
+        }
         oldest.older = oldest;
         oldest.newer = oldest;
         int want = (int) Math.min(1L << 26, Math.max(64L, maxTotal) * 16L);
@@ -121,7 +138,8 @@ final class Conversations implements AutoCloseable {
      */
     CompletableFuture<MessageEvent> ask(MessageEvent to, Ask ask) {
         Duration timeout = ask.timeout() != null ? ask.timeout() : defaultTimeout;
-        Pending p = new Pending(chatKey(to), to.chat(), to.userId(), ask, new CompletableFuture<>());
+        Pending p = new Pending(chatKey(to), to.chat(), to.userId(), ask, new CompletableFuture<>(),
+                timer.clock().millis());
         List<Pending> pushedOut = new ArrayList<>(0);
         synchronized (lock) {
             if (closed) {
@@ -167,21 +185,30 @@ final class Conversations implements AutoCloseable {
         }
         started.increment();
         for (Pending q : pushedOut) {
-            evicted.increment();
+            ended(q, EVICTED);
             q.future.completeExceptionally(new AskException(AskException.Reason.EVICTED,
                     "too many asks were pending; this was the oldest (" + q.ask.prompt() + ")"));
         }
         p.future.whenComplete((answer, failure) -> {
             // Completed from outside (an owner's unload, a cancel, a caller's own complete): withdraw it too.
             if (withdraw(p)) {
-                (failure instanceof AskException ae && ae.reason() == AskException.Reason.UNLOADED ? unloaded
-                        : failure != null ? cancelled : answered).increment();
+                ended(p, failure instanceof AskException ae && ae.reason() == AskException.Reason.UNLOADED ? UNLOADED
+                        : failure != null ? CANCELLED : ANSWERED);
             }
         });
         if (!ask.prompt().isEmpty()) {
             to.reply(ask.prompt());
         }
         return p.future;
+    }
+
+    /** Counts how {@code p} ended, and the time it waited (on the pipeline's clock). */
+    private void ended(Pending p, int result) {
+        ends[result].increment();
+        Timer[] timers = durations;
+        if (timers != null) {
+            timers[result].record(Math.max(0, timer.clock().millis() - p.startMillis), TimeUnit.MILLISECONDS);
+        }
     }
 
     private static long safeAdd(long a, long b) {
@@ -191,7 +218,7 @@ final class Conversations implements AutoCloseable {
 
     private void expire(Pending p) {
         if (withdraw(p)) {
-            timedOut.increment();
+            ended(p, TIMEOUT);
             Duration t = p.ask.timeout() != null ? p.ask.timeout() : defaultTimeout;
             Thread.ofVirtual().name("pulsebus-ask-timeout").start(() -> p.future.completeExceptionally(
                     new AskException(AskException.Reason.TIMEOUT, "no answer within " + t + " (" + p.ask.prompt() + ")")));
@@ -287,7 +314,7 @@ final class Conversations implements AutoCloseable {
             }
             boolean observing = p.ask.observes();
             if ((observing || !consumed) && p.ask.accepts(message) && withdraw(p)) {
-                answered.increment();
+                ended(p, ANSWERED);
                 consumed |= !observing;
                 p.future.complete(message);
             }
@@ -306,7 +333,7 @@ final class Conversations implements AutoCloseable {
         for (Pending p : asks) {
             if (p.chat.equals(chat) && (p.ask.anyone() || p.user.equals(user)) && withdraw(p)) {
                 any = true;
-                cancelled.increment();
+                ended(p, CANCELLED);
                 p.future.completeExceptionally(new AskException(AskException.Reason.CANCELLED,
                         "cancelled by " + user + " (" + p.ask.prompt() + ")"));
             }
@@ -337,7 +364,7 @@ final class Conversations implements AutoCloseable {
         }
         timer.close();
         for (Pending p : all) {
-            closedOut.increment();
+            ended(p, CLOSED);
             p.future.completeExceptionally(new AskException(AskException.Reason.CLOSED, "the pipeline closed"));
         }
     }
@@ -348,12 +375,17 @@ final class Conversations implements AutoCloseable {
                 .description("Asks made (a question waiting for a chat's next message)").register(registry));
         String ended = "Asks ended, by how: answered, timeout, cancelled, unloaded (owner gone), evicted (the oldest "
                 + "when too many were pending), closed";
-        LongAdder[] adders = {answered, timedOut, cancelled, unloaded, evicted, closedOut};
-        String[] results = {"answered", "timeout", "cancelled", "unloaded", "evicted", "closed"};
-        for (int i = 0; i < adders.length; i++) {
-            meters.add(FunctionCounter.builder("pulsebus.asks.ended", adders[i], LongAdder::sum)
-                    .tag("result", results[i]).description(ended).register(registry));
+        Timer[] timers = new Timer[RESULTS.length];
+        for (int i = 0; i < RESULTS.length; i++) {
+            meters.add(FunctionCounter.builder("pulsebus.asks.ended", ends[i], LongAdder::sum)
+                    .tag("result", RESULTS[i]).description(ended).register(registry));
+            timers[i] = Timer.builder("pulsebus.asks.duration").tag("result", RESULTS[i])
+                    .description("From an ask to its end (the answer, the timeout, the cancel, ...), by how it "
+                            + "ended: the time a dialog waited for the user, which command timers leave out")
+                    .serviceLevelObjectives(ASK_BUCKETS).register(registry);
+            meters.add(timers[i]);
         }
+        durations = timers;
         meters.add(Gauge.builder("pulsebus.asks.pending", this, Conversations::pending)
                 .description("Asks waiting for an answer").register(registry));
     }
@@ -369,13 +401,17 @@ final class Conversations implements AutoCloseable {
         Pending newer;
         boolean removed;
         ClockTimer.@Nullable Timeout timeout;
+        /** When it was asked, on the pipeline's clock. */
+        final long startMillis;
 
-        Pending(String key, ChatRef chat, String user, Ask ask, CompletableFuture<MessageEvent> future) {
+        Pending(String key, ChatRef chat, String user, Ask ask, CompletableFuture<MessageEvent> future,
+                long startMillis) {
             this.key = key;
             this.chat = chat;
             this.user = user;
             this.ask = ask;
             this.future = future;
+            this.startMillis = startMillis;
         }
 
         /** The ring's head. */
@@ -386,6 +422,7 @@ final class Conversations implements AutoCloseable {
             this.user = "";
             this.ask = Ask.of("");
             this.future = new CompletableFuture<>();
+            this.startMillis = 0;
         }
     }
 }

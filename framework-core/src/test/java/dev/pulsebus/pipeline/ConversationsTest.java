@@ -13,6 +13,7 @@ import dev.pulsebus.event.Message;
 import dev.pulsebus.event.MessageEvent;
 import dev.pulsebus.testing.Await;
 import dev.pulsebus.testing.FakeClock;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
@@ -257,6 +258,31 @@ class ConversationsTest {
         assertThat(Await.until(WAIT, () -> pipeline.pendingAsks() == 1)).isTrue();
         adapter.inject(say("g1", "ann", "7"));
         assertThat(Await.until(WAIT, () -> Integer.valueOf(7).equals(result.get()))).isTrue();
+    }
+
+    @Test
+    void waitingForAnAnswerIsNotTheCommandsTimeAndAsksAreTimedApart() throws Exception {
+        CommandRouter timed = CommandRouter.builder().clock(clock).meterRegistry(registry)
+                .slowCommand(Duration.ofMillis(500)).build();
+        AtomicReference<String> name = new AtomicReference<>();
+        timed.register("dialogs", Command.named("register").blocking().handler(call -> name.set(call.askText("Name?"))));
+        pipeline = MessagePipeline.builder(bus).adapter(adapter).commands(timed).clock(clock)
+                .askRecheck(Duration.ofMillis(5)).meterRegistry(registry).build().start();
+
+        adapter.inject(say("g1", "ann", "/register"));
+        assertThat(Await.until(WAIT, () -> pipeline.pendingAsks() == 1)).isTrue();
+        Thread.sleep(1_500); // the user takes a while to answer: three times the slow threshold
+        clock.advance(Duration.ofSeconds(42)); // and on the pipeline's clock, which times the ask
+        adapter.inject(say("g1", "ann", "Ann"));
+
+        assertThat(Await.until(WAIT, () -> "Ann".equals(name.get()))).isTrue();
+        Timer command = registry.get("pulsebus.command.duration").tag("outcome", "ok").timer();
+        assertThat(Await.until(WAIT, () -> command.count() == 1)).isTrue();
+        assertThat(command.max(TimeUnit.MILLISECONDS)).as("the command's own time, not the wait").isLessThan(500);
+        assertThat(registry.find("pulsebus.handler.slow").counters()).allSatisfy(c -> assertThat(c.count()).isZero());
+        Timer ask = registry.get("pulsebus.asks.duration").tag("result", "answered").timer();
+        assertThat(ask.count()).isEqualTo(1);
+        assertThat(ask.totalTime(TimeUnit.SECONDS)).isEqualTo(42.0);
     }
 
     @Test
