@@ -301,6 +301,19 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
         return conversations.offer(message);
     }
 
+    /** Events given to the pipeline by every adapter since the start, duplicates included. */
+    public long eventsReceived() {
+        return received.sum();
+    }
+
+    /**
+     * Events that went on to an ask, a command or the bus, since the start: those received that were neither
+     * duplicates nor dropped by a middleware.
+     */
+    public long eventsHandled() {
+        return Math.max(0, received.sum() - duplicates.sum() - dropped.sum());
+    }
+
     /** How many asks are pending, in every chat. */
     public int pendingAsks() {
         return conversations.pending();

@@ -467,8 +467,8 @@ public final class PulseBusServer implements AutoCloseable {
         boolean transcriptsUp = transcripts.healthy();
         boolean httpUp = !closed.get();
         long uptime = (System.nanoTime() - startedNanos) / 1_000_000_000L;
-        long received = chat.received.sum();
-        long handled = chat.handled.sum();
+        long received = pipeline.eventsReceived(); // every platform's, not only the HTTP chat's
+        long handled = pipeline.eventsHandled();
         String error = storageUp ? null : storage.lastError();
         long platforms = 0;
         for (OneBotAdapter a : onebot) {

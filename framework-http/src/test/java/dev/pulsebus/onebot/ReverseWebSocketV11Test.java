@@ -81,6 +81,8 @@ class ReverseWebSocketV11Test {
         assertThat(server.sent(chat, "101")).as("the reply recorded with the platform's message id").isTrue();
         assertThat(fake.actions).isEmpty();
         assertThat(first.open()).isTrue();
+        assertThat(server.get("/health")).as("/health counts every platform's events")
+                .contains("\"events\":{\"received\":1,\"handled\":1}");
     }
 
     @Test
