@@ -140,8 +140,8 @@ public final class BenchMain {
             if (options.html != null) {
                 java.nio.file.Files.writeString(options.html, html);
             }
-            if (options.markdown != null) {
-                MarkdownTable.write(options.markdown, results);
+            for (java.nio.file.Path md : options.markdown) {
+                MarkdownTable.write(md, results);
             }
             System.out.println();
             System.out.print(Table.render(results));
@@ -154,7 +154,8 @@ public final class BenchMain {
             System.out.println("results: " + file.toAbsolutePath() + ", " + htmlFile.toAbsolutePath()
                     + (options.json != null ? ", " + options.json.toAbsolutePath() : "")
                     + (options.html != null ? ", " + options.html.toAbsolutePath() : "")
-                    + (options.markdown != null ? ", " + options.markdown.toAbsolutePath() : ""));
+                    + options.markdown.stream().map(md -> ", " + md.toAbsolutePath()).collect(
+                            java.util.stream.Collectors.joining()));
         } catch (java.io.IOException e) {
             System.err.println("bench: cannot write results: " + e);
             return 1;

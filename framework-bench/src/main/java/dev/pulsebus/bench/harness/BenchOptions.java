@@ -20,9 +20,11 @@ public final class BenchOptions {
               --json FILE      also write the results to FILE (a baseline to keep)
               --compare FILE   compare with a baseline saved by --json; exit status 3 if a row regressed
               --html FILE      also write the HTML report to FILE (it always goes to DIR/results.html)
-              --markdown FILE  also write the table as Markdown to FILE; where FILE has the lines
+              --markdown FILE  also write the table as Markdown to FILE (repeatable); where FILE has the lines
                                <!-- bench:table:start --> and <!-- bench:table:end -->, only what is
-                               between them is replaced (e.g. ../docs/BENCHMARKS.md), else FILE is written whole
+                               between them is replaced (e.g. ../docs/BENCHMARKS.md); between
+                               <!-- bench:headline:start --> and <!-- bench:headline:end -->, the
+                               headline rows (e.g. ../README.md); a file with neither is written whole
               --out DIR        where results.json goes (default: target/bench)
               --backend NAME   storage backend for storage rows: sqlite (default), postgres, mysql
               --keep           keep the temporary data directory (its path is printed) for inspection
@@ -46,8 +48,8 @@ public final class BenchOptions {
     final Path json;
     final Path compare;
     final Path html;
-    /** Where the table goes as Markdown ({@code --markdown}), or null. */
-    final Path markdown;
+    /** Where the table goes as Markdown ({@code --markdown}); empty for nowhere. */
+    final List<Path> markdown;
     /** Saved results to report instead of running ({@code --report}); empty for a run. */
     final List<Path> reports;
     /** The allocation budget to hold the rows to ({@code --alloc-budget}), or null. */
@@ -83,7 +85,7 @@ public final class BenchOptions {
         return against;
     }
 
-    private BenchOptions(boolean quick, List<String> suites, Path json, Path compare, Path html, Path markdown,
+    private BenchOptions(boolean quick, List<String> suites, Path json, Path compare, Path html, List<Path> markdown,
                          List<Path> reports, Path allocBudget, Path history, boolean trend, Path out,
                          String backend, boolean keep, boolean profile, Path against) {
         this.quick = quick;
@@ -91,7 +93,7 @@ public final class BenchOptions {
         this.json = json;
         this.compare = compare;
         this.html = html;
-        this.markdown = markdown;
+        this.markdown = List.copyOf(markdown);
         this.reports = List.copyOf(reports);
         this.allocBudget = allocBudget;
         this.history = history;
@@ -118,7 +120,7 @@ public final class BenchOptions {
         Path json = null;
         Path compare = null;
         Path html = null;
-        Path markdown = null;
+        List<Path> markdown = new ArrayList<>();
         List<Path> reports = new ArrayList<>();
         Path allocBudget = null;
         Path history = null;
@@ -149,7 +151,7 @@ public final class BenchOptions {
                 case "--json" -> json = Path.of(value(args, ++i, a));
                 case "--compare" -> compare = Path.of(value(args, ++i, a));
                 case "--html" -> html = Path.of(value(args, ++i, a));
-                case "--markdown" -> markdown = Path.of(value(args, ++i, a));
+                case "--markdown" -> markdown.add(Path.of(value(args, ++i, a)));
                 case "--report" -> reports.add(Path.of(value(args, ++i, a)));
                 case "--alloc-budget" -> {
                     allocBudget = Path.of(value(args, ++i, a));

@@ -56,6 +56,37 @@ class MarkdownTableTest {
     }
 
     @Test
+    void betweenTheHeadlineMarkersGoTheHeadlineRowsWithTheTablesFigures() throws Exception {
+        Path readme = dir.resolve("README.md");
+        Files.writeString(readme, "# PulseBus\n\n" + MarkdownTable.HEADLINE_START + "\nold\n" + MarkdownTable.HEADLINE_END
+                + "\n\nMore.\n");
+
+        MarkdownTable.write(readme, run(5.1e7));
+
+        assertThat(readme).hasContent("# PulseBus\n\n" + MarkdownTable.HEADLINE_START + "\n"
+                + "PulseBus 0.1.0 (abc1234) on JDK 25.0.3, AMD EPYC, 2 cores, Linux 6.x, backend sqlite, 2026-11-30T06:00:00Z\n\n"
+                + "| row | PulseBus | peers in the same run |\n|:---|:---|:---|\n"
+                + "| `event.single_handler` | 51.0 M ops/s, 0.0 B/op | guava_eventbus 11.0 M (4.64x) |\n"
+                + MarkdownTable.HEADLINE_END + "\n\nMore.\n");
+    }
+
+    /**
+     * README.md's headline and docs/BENCHMARKS.md's table are both generated from the one results file kept
+     * in docs/bench (see docs/BENCHMARKS.md, "Current figures"): neither can be edited by hand, nor regenerated
+     * from another run alone, without this failing.
+     */
+    @Test
+    void theReadmeAndTheBenchmarksPageShowTheSameRunsFigures() throws Exception {
+        Results kept = Results.read(Path.of("..", "docs", "bench", "results.json"));
+        String readme = Files.readString(Path.of("..", "README.md"));
+        String page = Files.readString(Path.of("..", "docs", "BENCHMARKS.md"));
+
+        assertThat(readme).contains(MarkdownTable.HEADLINE_START + "\n" + MarkdownTable.renderHeadline(kept)
+                + MarkdownTable.HEADLINE_END);
+        assertThat(page).contains(MarkdownTable.START + "\n" + MarkdownTable.render(kept) + MarkdownTable.END);
+    }
+
+    @Test
     void aFileWithoutBothMarkersIsWrittenWhole() throws Exception {
         Path absent = dir.resolve("new.md");
         Path noMarkers = dir.resolve("notes.md");
