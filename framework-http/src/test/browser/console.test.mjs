@@ -3,8 +3,11 @@
 //   node console.test.mjs <scenario>
 // with PULSEBUS_NPM_CACHE (where playwright-core is installed), PULSEBUS_CHROMIUM (the browser),
 // PULSEBUS_URL (a server without a token), PULSEBUS_TOKEN_URL and PULSEBUS_TOKEN (one with),
-// PULSEBUS_SHOTS (where screenshots go). Exits 0 when the scenario held, 1 with the reason otherwise.
+// PULSEBUS_ADMIN_URL and PULSEBUS_ADMIN_TOKEN (one with an admin token too, the same chat token),
+// PULSEBUS_ATTACK_URL (one without a token, module hot v1 loaded, OneBot v11's reverse WebSocket open, for
+// a page on another origin to attack), PULSEBUS_SHOTS (where screenshots go). Exits 0 when the scenario held, 1 with the reason otherwise.
 import { createRequire } from 'node:module';
+import { createServer } from 'node:http';
 import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -40,10 +43,11 @@ async function say(base, room, user, text, headers = {}) {
 }
 
 /** A browser with a fresh profile, one page, and what it saw: console errors, requests off 127.0.0.1. */
-async function open(scenario) {
+async function open(scenario, extraArgs = []) {
   const profile = mkdtempSync(path.join(tmpdir(), 'pulsebus-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: env('PULSEBUS_CHROMIUM'), headless: true, args: ARGS, viewport: { width: 1280, height: 900 },
+    executablePath: env('PULSEBUS_CHROMIUM'), headless: true, args: [...ARGS, ...extraArgs],
+    viewport: { width: 1280, height: 900 },
   });
   const seen = { errors: [], external: [] };
   context.on('request', (r) => {
@@ -233,6 +237,129 @@ const scenarios = {
     } finally {
       await b.close();
     }
+  },
+
+  async adminToken() {
+    const base = env('PULSEBUS_ADMIN_URL');
+    const token = env('PULSEBUS_TOKEN');
+    const adminToken = env('PULSEBUS_ADMIN_TOKEN');
+    const b = await open('admin-token');
+    try {
+      await b.page.goto(`${base}/?room=browser-admin`);
+      // the chat view reads the room's history (server.token) and lists the rooms through the admin API: each
+      // token is asked for, in whichever order the answers come
+      const box = b.page.getByLabel('Token', { exact: true });
+      const asked = [];
+      for (let i = 0; i < 2; i++) {
+        await box.waitFor({ timeout: 5000 });
+        const why = await b.page.locator('#token-why').textContent();
+        asked.push(why);
+        if (why.includes('server.admin_token')) {
+          await b.shot('asked-admin');
+        }
+        await box.fill(why.includes('server.admin_token') ? adminToken : token);
+        await b.page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      }
+      check(asked.some((w) => w.includes('server.admin_token')) && asked.some((w) => w.includes('(server.token)')),
+        'not asked for each token once: ' + JSON.stringify(asked));
+      check((await command(b.page, '/echo chat works', 5000)) === 'chat works', 'chat does not work with server.token');
+      await b.page.getByRole('button', { name: 'Modules', exact: true }).click();
+      await b.page.locator('tr[data-module]').first().waitFor({ timeout: 5000 });
+      check(await b.page.evaluate(([t, a]) => sessionStorage.getItem('pulsebus.token') === t
+        && sessionStorage.getItem('pulsebus.admin_token') === a && document.cookie === '', [token, adminToken]),
+      'the tokens are not each in sessionStorage only');
+      check(b.seen.external.length === 0, 'requests left 127.0.0.1: ' + JSON.stringify(b.seen.external));
+    } finally {
+      await b.close();
+    }
+  },
+
+  // A page on another origin (another port of 127.0.0.1, and a rebound name) tries what issue 34 found it
+  // could do to a server without a token; afterwards the server's state is what it was.
+  async attack() {
+    const target = env('PULSEBUS_ATTACK_URL');
+    const port = new URL(target).port;
+    const modules = async () => (await (await fetch(`${target}/api/admin/modules`)).json()).modules
+      .map((m) => `${m.name} ${m.version}`);
+    const said = async () => (await (await fetch(`${target}/api/rooms/attack/messages`)).json()).messages.length;
+    const failed = []; // every attack is checked, each failure reported
+    const before = await modules();
+    check(before.includes('hot v1'), 'module hot v1 is not loaded before the attack: ' + before);
+    const page = `<!doctype html><meta charset="utf-8"><title>evil</title>
+      <iframe name="sink"></iframe>
+      <form id="load" method="POST" enctype="text/plain" target="sink"
+            action="${target}/api/admin/modules/hot/reload"><input name='{"jar":"hot-v2.jar","x":"' value='"}'></form>
+      <form id="say" method="POST" enctype="text/plain" target="sink"
+            action="${target}/api/rooms/attack/messages"><input name='{"user":"admin","text":"/echo pwned","x":"' value='"}'></form>`;
+    const evil = createServer((req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+      res.end(page);
+    });
+    await new Promise((resolve) => evil.listen(0, '127.0.0.1', resolve));
+    const evilUrl = `http://127.0.0.1:${evil.address().port}/`;
+    // the rebound name resolves to the server; no Private Network Access checks: the worst browser for the server
+    const b = await open('attack', ['--host-resolver-rules=MAP rebind.attacker.example 127.0.0.1',
+      '--disable-features=BlockInsecurePrivateNetworkRequests,PrivateNetworkAccessSendPreflights,'
+        + 'PrivateNetworkAccessRespectPreflightResults,LocalNetworkAccessChecks']);
+    try {
+      await b.page.goto(evilUrl);
+      const outcome = await b.page.evaluate(async ([t]) => {
+        const seen = {};
+        const send = (url, init) => fetch(url, init).then(() => 'sent', (e) => 'failed: ' + e.message);
+        seen.unload = await send(`${t}/api/admin/modules/hot/unload`, { method: 'POST', mode: 'no-cors' });
+        seen.say = await send(`${t}/api/rooms/attack/messages`, { method: 'POST', mode: 'no-cors',
+          headers: { 'Content-Type': 'text/plain' }, body: JSON.stringify({ user: 'admin', text: '/echo pwned' }) });
+        for (const id of ['load', 'say']) {
+          const loaded = new Promise((resolve) => { document.querySelector('iframe').onload = resolve; });
+          document.getElementById(id).submit();
+          await Promise.race([loaded, new Promise((resolve) => setTimeout(resolve, 3000))]);
+        }
+        seen.ws = await new Promise((resolve) => {
+          const ws = new WebSocket(t.replace('http:', 'ws:') + '/onebot/v11/ws');
+          ws.onopen = () => {
+            ws.send(JSON.stringify({ time: 1, self_id: 1, post_type: 'message', message_type: 'private',
+              sub_type: 'friend', message_id: 1, user_id: 10001, message: '/echo pwned', raw_message: '/echo pwned',
+              font: 0, sender: { user_id: 10001, nickname: 'eve' } }));
+            setTimeout(() => resolve('opened'), 1000);
+          };
+          ws.onerror = () => resolve('refused');
+          setTimeout(() => resolve('no answer'), 5000);
+        });
+        return seen;
+      }, [target]);
+      if (outcome.ws !== 'refused') {
+        failed.push(`the WebSocket from another origin was ${outcome.ws}`);
+      }
+      // DNS rebinding: a page of rebind.attacker.example whose name now points at the server reads it same-origin
+      const rebound = `http://rebind.attacker.example:${port}`;
+      await b.page.route(`${rebound}/`, (route) => route.fulfill({ contentType: 'text/html', body: '<title>rebound</title>' }));
+      await b.page.goto(`${rebound}/`);
+      const read = await b.page.evaluate(async () => {
+        const stats = await fetch('/api/admin/stats');
+        const say = await fetch('/api/rooms/attack/messages', { method: 'POST',
+          headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ user: 'admin', text: 'rebound' }) });
+        return { stats: stats.status, body: await stats.text(), say: say.status };
+      });
+      if (read.stats !== 421 || read.body.includes('"events"')) {
+        failed.push('the rebound page read the stats: ' + read.stats + ' ' + read.body.slice(0, 80));
+      }
+      if (read.say !== 421) {
+        failed.push('the rebound page said something: ' + read.say);
+      }
+      await b.shot('attacked');
+    } finally {
+      await b.close();
+      evil.close();
+    }
+    const after = await modules();
+    if (JSON.stringify(after) !== JSON.stringify(before)) {
+      failed.push(`the modules changed: ${before} -> ${after}`);
+    }
+    const stored = await said();
+    if (stored !== 0) {
+      failed.push(`${stored} messages from the other origins were stored`);
+    }
+    check(failed.length === 0, failed.join('; '));
   },
 };
 

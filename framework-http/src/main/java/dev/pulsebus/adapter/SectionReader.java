@@ -3,6 +3,11 @@ package dev.pulsebus.adapter;
 import dev.pulsebus.config.ConfigException;
 import java.net.URI;
 import java.net.URISyntaxException;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pulsebus.internal.Json;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -38,6 +43,42 @@ public final class SectionReader {
     /** The setting's text, or {@code dflt} when it is not set. */
     public String text(String key, String dflt) {
         return keys.getOrDefault(key, dflt);
+    }
+
+    /** A list of texts (see {@link #strings}); empty when not set. */
+    public List<String> list(String key) {
+        try {
+            return strings(text(key, ""));
+        } catch (IllegalArgumentException e) {
+            throw error(key + " " + e.getMessage());
+        }
+    }
+
+    /**
+     * The texts in a list setting's value: a TOML array of strings ({@code ["a", "b"]}, which the file hands
+     * over as its JSON text), or texts separated by commas (as an environment variable gives them); each
+     * stripped, empty ones dropped.
+     *
+     * @throws IllegalArgumentException saying what is wrong, to follow the setting's name
+     */
+    public static List<String> strings(String text) {
+        List<String> given = new ArrayList<>();
+        if (text.strip().startsWith("[")) {
+            try {
+                for (JsonNode t : Json.MAPPER.readTree(text)) {
+                    if (!t.isTextual()) {
+                        throw new IllegalArgumentException("is an array with " + t + " in it: each element is a"
+                                + " text in quotes");
+                    }
+                    given.add(t.textValue());
+                }
+            } catch (JsonProcessingException e) {
+                throw new IllegalArgumentException("is neither a text nor an array of them");
+            }
+        } else {
+            given.addAll(List.of(text.split(",", -1)));
+        }
+        return given.stream().map(String::strip).filter(t -> !t.isEmpty()).toList();
     }
 
     /** {@code true} or {@code false} (any case), {@code dflt} when not set. */

@@ -35,7 +35,9 @@ import org.jspecify.annotations.Nullable;
  * The adapter's paths on the server's port. {@code /onebot/v11/ws} (and {@code /ws/api}, {@code /ws/event}
  * for v11's split roles; {@code /onebot/v12/ws}): the reverse WebSocket, whose handshake is refused with 401
  * before the upgrade when the access token (header {@code Authorization: Bearer}, or query
- * {@code access_token}) is set and not given; {@code X-Self-ID} names the bot. {@code /onebot/v11/http}
+ * {@code access_token}) is set and not given, and with 403 when it carries an {@code Origin} not in
+ * {@code allowed_origins} (an implementation sends none; a browser always does, and a page on any site could
+ * otherwise drive the bot); {@code X-Self-ID} names the bot. {@code /onebot/v11/http}
  * ({@code /onebot/v12/http}): events POSTed by the implementation, v11's checked by {@code X-Signature}
  * (HMAC-SHA1 of the body, 403 when wrong) when a secret is set, v12's by the access token (401). A path of a
  * mode not configured answers 404. Runs on the I/O thread.
@@ -112,6 +114,13 @@ final class Endpoint {
     private void upgrade(ChannelHandlerContext ctx, FullHttpRequest req, WsConnection.Role role) {
         if (!HttpMethod.GET.equals(req.method())) {
             answer(ctx, req, HttpResponseStatus.METHOD_NOT_ALLOWED, "a WebSocket upgrade is a GET");
+            return;
+        }
+        String origin = req.headers().get(HttpHeaderNames.ORIGIN);
+        if (origin != null && !adapter.settings.allowedOrigins().contains(origin)) {
+            answer(ctx, req, HttpResponseStatus.FORBIDDEN, "a WebSocket upgrade from origin " + origin + " is refused:"
+                    + " add it to adapters." + adapter.protocol.platform + ".allowed_origins if a page there may"
+                    + " connect");
             return;
         }
         if (!authorized(req)) {

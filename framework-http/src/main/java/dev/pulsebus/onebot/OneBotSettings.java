@@ -2,6 +2,7 @@ package dev.pulsebus.onebot;
 
 import dev.pulsebus.adapter.SectionReader;
 import dev.pulsebus.config.ConfigException;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -19,13 +20,15 @@ import java.util.Set;
  * @param actionTimeoutMs how long an action waits for its response
  * @param maxFrameBytes   the largest frame or posted event taken; larger ones are counted and dropped
  * @param queueCapacity   messages a forward connection that is down holds for when it is back
+ * @param allowedOrigins  reverse-ws: the {@code Origin}s whose upgrade is taken (implementations send none; a
+ *                        browser always does); empty: any upgrade with an {@code Origin} is refused
  */
 public record OneBotSettings(int version, boolean enabled, Mode mode, String url, String accessToken, String secret,
-                             int actionTimeoutMs, int maxFrameBytes, int queueCapacity) {
+                             int actionTimeoutMs, int maxFrameBytes, int queueCapacity, List<String> allowedOrigins) {
 
     /** The keys a section may hold. */
     public static final Set<String> KEYS = Set.of("enabled", "mode", "url", "access_token", "secret",
-            "action_timeout_ms", "max_frame_bytes");
+            "action_timeout_ms", "max_frame_bytes", "allowed_origins");
     public static final int DEFAULT_TIMEOUT_MS = 10_000;
     public static final int DEFAULT_MAX_FRAME_BYTES = 1024 * 1024;
     public static final int DEFAULT_QUEUE_CAPACITY = 1000;
@@ -38,6 +41,7 @@ public record OneBotSettings(int version, boolean enabled, Mode mode, String url
         Objects.requireNonNull(url, "url");
         Objects.requireNonNull(accessToken, "accessToken");
         Objects.requireNonNull(secret, "secret");
+        allowedOrigins = List.copyOf(allowedOrigins);
         if (actionTimeoutMs < 1 || maxFrameBytes < 256 || queueCapacity < 0) {
             throw new IllegalArgumentException("actionTimeoutMs, maxFrameBytes or queueCapacity out of range");
         }
@@ -46,31 +50,37 @@ public record OneBotSettings(int version, boolean enabled, Mode mode, String url
     /** Defaults of {@code version} in {@code mode}, at {@code url}. */
     public static OneBotSettings of(int version, Mode mode, String url) {
         return new OneBotSettings(version, true, mode, url, "", "", DEFAULT_TIMEOUT_MS, DEFAULT_MAX_FRAME_BYTES,
-                DEFAULT_QUEUE_CAPACITY);
+                DEFAULT_QUEUE_CAPACITY, List.of());
     }
 
     public OneBotSettings withAccessToken(String token) {
         return new OneBotSettings(version, enabled, mode, url, token, secret, actionTimeoutMs, maxFrameBytes,
-                queueCapacity);
+                queueCapacity, allowedOrigins);
     }
 
     public OneBotSettings withSecret(String secret) {
         return new OneBotSettings(version, enabled, mode, url, accessToken, secret, actionTimeoutMs, maxFrameBytes,
-                queueCapacity);
+                queueCapacity, allowedOrigins);
     }
 
     public OneBotSettings withActionTimeoutMs(int ms) {
-        return new OneBotSettings(version, enabled, mode, url, accessToken, secret, ms, maxFrameBytes, queueCapacity);
+        return new OneBotSettings(version, enabled, mode, url, accessToken, secret, ms, maxFrameBytes, queueCapacity,
+                allowedOrigins);
     }
 
     public OneBotSettings withMaxFrameBytes(int bytes) {
         return new OneBotSettings(version, enabled, mode, url, accessToken, secret, actionTimeoutMs, bytes,
-                queueCapacity);
+                queueCapacity, allowedOrigins);
     }
 
     public OneBotSettings withQueueCapacity(int capacity) {
         return new OneBotSettings(version, enabled, mode, url, accessToken, secret, actionTimeoutMs, maxFrameBytes,
-                capacity);
+                capacity, allowedOrigins);
+    }
+
+    public OneBotSettings withAllowedOrigins(List<String> origins) {
+        return new OneBotSettings(version, enabled, mode, url, accessToken, secret, actionTimeoutMs, maxFrameBytes,
+                queueCapacity, origins);
     }
 
     /** The platform name of its events and chats: {@code onebot11} or {@code onebot12}. */
@@ -101,6 +111,6 @@ public record OneBotSettings(int version, boolean enabled, Mode mode, String url
         return new OneBotSettings(version, enabled, mode, url, r.text("access_token", ""), r.text("secret", ""),
                 r.integer("action_timeout_ms", DEFAULT_TIMEOUT_MS, 1, 3_600_000),
                 r.integer("max_frame_bytes", DEFAULT_MAX_FRAME_BYTES, 256, 64 * 1024 * 1024),
-                DEFAULT_QUEUE_CAPACITY);
+                DEFAULT_QUEUE_CAPACITY, r.list("allowed_origins"));
     }
 }

@@ -16,8 +16,6 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -33,11 +31,14 @@ import org.slf4j.LoggerFactory;
  * rooms, the modules (and loading, unloading and reloading jar modules), the recent errors, the last
  * benchmark's results.
  *
- * <p>Who may call it: with {@code server.token} set, a request with {@code Authorization: Bearer <token>}
- * (401 otherwise); without a token, a client on the loopback interface only (403 otherwise), since
- * unloading a module is not for whoever can reach the port. The console keeps the token in
- * {@code sessionStorage} and sends it as that header, never as a cookie, so another site cannot make a
- * browser call this (no CSRF surface). Every answer says {@code Cache-Control: no-store}.
+ * <p>Who may call it: with {@code server.admin_token} set, a request with {@code Authorization: Bearer
+ * <admin_token>} (401 otherwise, {@code server.token} is not enough); else with {@code server.token} set, a
+ * request with that one; with neither, a client on the loopback interface only, and not through a proxy
+ * (403 otherwise), since unloading a module is not for whoever can reach the port. A call that changes
+ * something must say {@code Content-Type: application/json} (415 otherwise): a page on another site can send
+ * only form and text bodies without asking first. The console keeps the tokens in {@code sessionStorage} and
+ * sends them as that header, never as a cookie; {@link RequestGuard} has already refused another site's
+ * writes and another host name (docs/SECURITY.md). Every answer says {@code Cache-Control: no-store}.
  *
  * <p>The stats are answered on the I/O thread (a snapshot's bytes); everything that may wait (a module's
  * {@code onLoad}, the store, a file) on a virtual thread of {@code work}.
@@ -50,8 +51,8 @@ final class AdminApi {
     private static final Pattern JAR_NAME = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9._-]{0,127}\\.jar");
 
     private static final HttpHeaders NO_STORE = new DefaultHttpHeaders().set(HttpHeaderNames.CACHE_CONTROL, "no-store");
-    private static final HttpHeaders UNAUTHORIZED = new DefaultHttpHeaders()
-            .set(HttpHeaderNames.CACHE_CONTROL, "no-store").set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
+    /** The 401's challenge: the realm {@code admin} tells the console to ask for server.admin_token. */
+    private final HttpHeaders unauthorized;
 
     /** The rooms of the {@code http} platform, most recently active first (may query the store). */
     interface Rooms {
@@ -59,6 +60,7 @@ final class AdminApi {
     }
 
     private final boolean tokenSet;
+    private final String tokenName;
     private final CountedResponses out;
     private final ExecutorService work;
     private final ConsoleStats stats;
@@ -70,7 +72,11 @@ final class AdminApi {
 
     AdminApi(ServerConfig config, CountedResponses out, ExecutorService work, ConsoleStats stats, ModuleHost modules,
              RecentErrors errors, Rooms rooms, Supplier<@Nullable Path> benchResults) {
-        this.tokenSet = !config.token().isEmpty();
+        boolean own = !config.adminToken().isEmpty();
+        this.tokenSet = own || !config.token().isEmpty();
+        this.tokenName = own ? "server.admin_token" : "server.token";
+        this.unauthorized = new DefaultHttpHeaders().set(HttpHeaderNames.CACHE_CONTROL, "no-store")
+                .set(HttpHeaderNames.WWW_AUTHENTICATE, own ? "Bearer realm=\"admin\"" : "Bearer");
         this.out = out;
         this.work = work;
         this.stats = stats;
@@ -98,13 +104,19 @@ final class AdminApi {
     void handle(ChannelHandlerContext ctx, FullHttpRequest req, String path, boolean admitted, boolean keepAlive) {
         if (tokenSet && !admitted) {
             out.count(Route.ADMIN, HttpResponseStatus.UNAUTHORIZED);
-            Responses.error(ctx, HttpResponseStatus.UNAUTHORIZED,
-                    "missing or wrong token: send Authorization: Bearer <token>", keepAlive, UNAUTHORIZED);
+            Responses.error(ctx, HttpResponseStatus.UNAUTHORIZED, "missing or wrong token: send Authorization: Bearer <"
+                    + tokenName + ">", keepAlive, unauthorized);
             return;
         }
-        if (!tokenSet && !loopback(ctx.channel().remoteAddress())) {
-            error(ctx, HttpResponseStatus.FORBIDDEN, "without server.token, admin calls are accepted from loopback"
-                    + " clients only; set server.token to manage the bot from elsewhere", keepAlive);
+        if (!tokenSet && !RequestGuard.loopbackClient(ctx.channel().remoteAddress(), req.headers())) {
+            error(ctx, HttpResponseStatus.FORBIDDEN, "without server.admin_token or server.token, admin calls are"
+                    + " accepted from loopback clients only, not through a proxy; set server.admin_token to manage"
+                    + " the bot from elsewhere", keepAlive);
+            return;
+        }
+        if (req.method().equals(HttpMethod.POST) && !json(req)) {
+            error(ctx, HttpResponseStatus.UNSUPPORTED_MEDIA_TYPE, "an admin call that changes something must say"
+                    + " Content-Type: application/json", keepAlive);
             return;
         }
         String rest = path.substring(PREFIX.length());
@@ -350,8 +362,14 @@ final class AdminApi {
         g.writeEndArray();
     }
 
-    static boolean loopback(@Nullable SocketAddress address) {
-        return address instanceof InetSocketAddress a && a.getAddress() != null && a.getAddress().isLoopbackAddress();
+    /** True when the request's media type is {@code application/json} (parameters such as charset aside). */
+    private static boolean json(FullHttpRequest req) {
+        String type = req.headers().get(HttpHeaderNames.CONTENT_TYPE);
+        if (type == null) {
+            return false;
+        }
+        int semi = type.indexOf(';');
+        return (semi < 0 ? type : type.substring(0, semi)).strip().equalsIgnoreCase("application/json");
     }
 
     private boolean allow(ChannelHandlerContext ctx, HttpMethod method, String allowed, boolean keepAlive) {

@@ -18,7 +18,6 @@ import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import dev.pulsebus.onebot.OneBotAdapter;
 import dev.pulsebus.telegram.TelegramAdapter;
 import java.util.LinkedHashMap;
@@ -77,6 +76,9 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private final List<OneBotAdapter> onebot;
     private final @Nullable TelegramAdapter telegram;
     private final byte @Nullable [] token;
+    /** What the admin API takes: {@code server.admin_token}, else {@code server.token}; null: neither is set. */
+    private final byte @Nullable [] adminToken;
+    private final RequestGuard guard;
     private final AdminApi admin;
     private final ConsoleAssets console;
 
@@ -94,7 +96,10 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         this.routes = routes;
         this.onebot = onebot;
         this.telegram = telegram;
-        this.token = config.token().isEmpty() ? null : ("Bearer " + config.token()).getBytes(StandardCharsets.UTF_8);
+        this.token = config.token().isEmpty() ? null : config.token().getBytes(StandardCharsets.UTF_8);
+        String adminToken = config.adminToken().isEmpty() ? config.token() : config.adminToken();
+        this.adminToken = adminToken.isEmpty() ? null : adminToken.getBytes(StandardCharsets.UTF_8);
+        this.guard = new RequestGuard(config);
         this.admin = admin;
         this.console = new ConsoleAssets(out);
     }
@@ -115,12 +120,23 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                     + " is not supported: this server speaks HTTP/1.1 (and 1.0)");
             return;
         }
-        boolean keepAlive = HttpUtil.isKeepAlive(req);
+        RequestGuard.Refusal refusal = guard.check(ctx, req);
+        if (refusal != null) {
+            out.error(ctx, Route.BAD, refusal.status(), refusal.message(), HttpUtil.isKeepAlive(req));
+            return;
+        }
         QueryStringDecoder uri = new QueryStringDecoder(req.uri());
         String path = uri.path();
+        boolean probe = path.equals("/health/live") || path.equals("/health/ready");
+        boolean probeOnly = ServerInitializer.ConnectionLimit.probeOnly(ctx); // past a connection limit
+        if (probeOnly && !probe) {
+            refuse(ctx, HttpResponseStatus.SERVICE_UNAVAILABLE, ServerInitializer.ConnectionLimit.TOO_MANY);
+            return;
+        }
+        boolean keepAlive = HttpUtil.isKeepAlive(req) && !probeOnly; // a probe slot is given back at once
         HttpMethod method = req.method();
         RequestTimers timers = out.timers;
-        if (path.equals("/health/live") || path.equals("/health/ready")) {
+        if (probe) {
             RequestTimers.route(ctx, path.endsWith("live") ? timers.live : timers.ready);
             if (out.allow(ctx, method, "GET", Route.HEALTH, keepAlive)) {
                 Health h = path.endsWith("live") ? health.live() : health.ready(); // field reads only
@@ -131,7 +147,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         if (path.equals("/health")) {
             RequestTimers.route(ctx, timers.health);
             if (out.allow(ctx, method, "GET", Route.HEALTH, keepAlive)) {
-                Health h = health.answer(admitted(req)); // field reads only: answered on the I/O thread
+                Health h = health.answer(admitted(req) || adminAdmitted(req)); // field reads only: answered on the I/O thread
                 out.json(ctx, Route.HEALTH, h.status(), Unpooled.wrappedBuffer(h.body()), keepAlive);
             }
             return;
@@ -148,7 +164,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         }
         if (AdminApi.serves(path)) { // before /api/: its own answers to a missing token (no-store)
             RequestTimers.route(ctx, timers.admin);
-            admin.handle(ctx, req, path, admitted(req), keepAlive);
+            admin.handle(ctx, req, path, adminAdmitted(req), keepAlive);
             return;
         }
         if (path.startsWith("/api/")) {
@@ -242,11 +258,12 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     /** True when no token is set or the request carries it (answers nothing). */
     private boolean admitted(FullHttpRequest req) {
-        if (token == null) {
-            return true;
-        }
-        String auth = req.headers().get(HttpHeaderNames.AUTHORIZATION);
-        return auth != null && MessageDigest.isEqual(token, auth.getBytes(StandardCharsets.UTF_8));
+        return token == null || RequestGuard.bearer(req.headers().get(HttpHeaderNames.AUTHORIZATION), token);
+    }
+
+    /** True when no admin token is set (then {@link AdminApi} admits loopback only) or the request carries it. */
+    private boolean adminAdmitted(FullHttpRequest req) {
+        return adminToken == null || RequestGuard.bearer(req.headers().get(HttpHeaderNames.AUTHORIZATION), adminToken);
     }
 
     private void scrape(ChannelHandlerContext ctx, boolean openMetrics, boolean keepAlive) {

@@ -20,14 +20,20 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
+import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The server's pipeline, in order: {@link ConnectionLimit} (refuse past {@code max_connections}),
+ * The server's pipeline, in order: {@link ConnectionLimit} (refuse past {@code max_connections} or
+ * {@code max_connections_per_client}, a few slots kept for health probes),
  * {@link Linger} (close without a reset after a refusal), the HTTP codec (request line and header
  * limits), {@link RequestTimers.Timing} (times each request), {@link RequestTimeout} (close clients that do not finish a request in time), {@link BodyLimit}
  * (aggregates the body, 413 past {@code max_body_bytes}; {@code max_frame_bytes} on OneBot's paths), then the
@@ -50,7 +56,8 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
         this.config = config;
         this.onebotBodyBytes = config.onebot().stream().filter(OneBotSettings::enabled)
                 .mapToInt(OneBotSettings::maxFrameBytes).max().orElse(0);
-        this.limit = new ConnectionLimit(config.maxConnections());
+        this.limit = new ConnectionLimit(config.maxConnections(), config.maxConnectionsPerClient(),
+                config.requestTimeoutMs());
         this.handler = handler;
     }
 
@@ -69,40 +76,73 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
                 .addLast("body", new BodyLimit(config.maxBodyBytes()))
                 .addLast("handler", handler);
         if (onebotBodyBytes > config.maxBodyBytes()) {
-            ch.pipeline().addBefore("body", "onebot-body", new OneBotBodyLimit(onebotBodyBytes));
+            ch.pipeline().addBefore("body", "onebot-body", new OneBotBodyLimit(onebotBodyBytes, config.maxBodyBytes()));
         }
     }
 
     /**
-     * Counts open connections; one past the limit gets a raw 503 and is closed at once, so the others
-     * are unaffected.
+     * Counts open connections, in all ({@code max_connections}) and per client address
+     * ({@code max_connections_per_client}, so that one client's parked polls or idle sockets cannot take every
+     * slot). A connection past either limit takes one of {@link #PROBE_SLOTS} reserved slots, where only
+     * {@code /health/live} and {@code /health/ready} are answered (an orchestrator's probe must not see a
+     * healthy but busy server as dead) and anything else, or nothing within {@link #PROBE_MILLIS}, gets 503;
+     * past those too, a raw 503 at once. Either way the connections already open are unaffected.
      */
     @ChannelHandler.Sharable
     static final class ConnectionLimit extends ChannelInboundHandlerAdapter {
+        static final String TOO_MANY = "too many connections; try again";
         @SuppressWarnings("StringConcatToTextBlock") // CRLF line ends, byte for byte
         private static final byte[] REFUSAL = ("HTTP/1.1 503 Service Unavailable\r\n"
                 + "Content-Type: application/json; charset=utf-8\r\nConnection: close\r\nContent-Length: 59\r\n\r\n"
-                + "{\"error\":\"too many connections; try again\",\"status\":503}\n\n\n").getBytes(StandardCharsets.US_ASCII);
+                + "{\"error\":\"" + TOO_MANY + "\",\"status\":503}\n\n\n").getBytes(StandardCharsets.US_ASCII);
+        /** Connections past a limit that may still ask for a health probe's answer. */
+        static final int PROBE_SLOTS = 8;
+        /** How long a connection in a probe slot has to send its request. */
+        static final long PROBE_MILLIS = 2000;
+        /** Set on a connection in a probe slot. */
+        static final AttributeKey<Boolean> PROBE_ONLY = AttributeKey.valueOf("pulsebus.probeOnly");
 
         private final int max;
+        private final int perClient;
+        private final long requestTimeoutMs;
         private final AtomicInteger open = new AtomicInteger();
+        private final AtomicInteger probes = new AtomicInteger();
+        private final ConcurrentHashMap<InetAddress, Integer> byClient = new ConcurrentHashMap<>();
         final LongAdder refused = new LongAdder();
 
-        ConnectionLimit(int max) {
+        ConnectionLimit(int max, int perClient, long requestTimeoutMs) {
             this.max = max;
+            this.perClient = perClient;
+            this.requestTimeoutMs = requestTimeoutMs;
         }
 
         int open() {
             return open.get();
         }
 
+        /** True when {@code ctx}'s connection is in a probe slot: only the health probes are answered. */
+        static boolean probeOnly(ChannelHandlerContext ctx) {
+            return ctx.channel().hasAttr(PROBE_ONLY);
+        }
+
         @Override
         public void channelActive(ChannelHandlerContext ctx) throws Exception {
-            if (open.incrementAndGet() > max) {
+            int all = open.incrementAndGet();
+            InetAddress client = client(ctx);
+            int mine = client == null ? 0 : byClient.merge(client, 1, Integer::sum);
+            if (all > max || mine > perClient) {
                 refused.increment();
-                ctx.channel().config().setAutoRead(false);
-                ctx.writeAndFlush(Unpooled.wrappedBuffer(REFUSAL)).addListener(ChannelFutureListener.CLOSE);
-                return;
+                if (probes.incrementAndGet() > PROBE_SLOTS) {
+                    probes.decrementAndGet();
+                    ctx.channel().config().setAutoRead(false);
+                    ctx.writeAndFlush(Unpooled.wrappedBuffer(REFUSAL)).addListener(ChannelFutureListener.CLOSE);
+                    return;
+                }
+                ctx.channel().attr(PROBE_ONLY).set(Boolean.TRUE);
+                if (ctx.pipeline().get("timeout") != null) {
+                    ctx.pipeline().replace("timeout", "timeout", new RequestTimeout(
+                            Math.min(requestTimeoutMs, PROBE_MILLIS), HttpResponseStatus.SERVICE_UNAVAILABLE, TOO_MANY));
+                }
             }
             super.channelActive(ctx);
         }
@@ -110,7 +150,18 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
         @Override
         public void channelInactive(ChannelHandlerContext ctx) throws Exception {
             open.decrementAndGet();
+            InetAddress client = client(ctx);
+            if (client != null) {
+                byClient.computeIfPresent(client, (k, n) -> n == 1 ? null : n - 1);
+            }
+            if (probeOnly(ctx)) {
+                probes.decrementAndGet();
+            }
             super.channelInactive(ctx);
+        }
+
+        private static @Nullable InetAddress client(ChannelHandlerContext ctx) {
+            return ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
         }
     }
 
@@ -192,6 +243,8 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
      */
     static final class RequestTimeout extends ChannelDuplexHandler {
         private final long timeoutNanos;
+        private final HttpResponseStatus status;
+        private final String message;
         /** When the request being waited for is due (0: none is timed now). Event-loop confined. */
         private long deadline;
         /** At most one timer per connection: it re-arms itself for a later deadline instead of being
@@ -199,7 +252,14 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
         private boolean timerPending;
 
         RequestTimeout(long timeoutMs) {
+            this(timeoutMs, HttpResponseStatus.REQUEST_TIMEOUT, "no complete request within " + timeoutMs + " ms");
+        }
+
+        /** Answers {@code status} with {@code message} when the time is up. */
+        RequestTimeout(long timeoutMs, HttpResponseStatus status, String message) {
             this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+            this.status = status;
+            this.message = message;
         }
 
         @Override
@@ -244,28 +304,32 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
                 return;
             }
             deadline = 0;
-            Responses.refuse(ctx, HttpResponseStatus.REQUEST_TIMEOUT,
-                    "no complete request within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
+            Responses.refuse(ctx, status, message);
         }
     }
 
     /**
      * Events a OneBot implementation posts to {@code /onebot/...} may be as large as its
-     * {@code max_frame_bytes} (1 MiB), past the chat API's {@code max_body_bytes}: on the first such request
-     * the connection's body limit becomes that (an implementation posts on connections of its own).
+     * {@code max_frame_bytes} (1 MiB), past the chat API's {@code max_body_bytes}: each request gets the limit
+     * of its own path, the aggregator swapped between requests when the kind of path changes (an
+     * implementation posts on connections of its own, so in practice once). Event-loop confined.
      */
     static final class OneBotBodyLimit extends ChannelInboundHandlerAdapter {
-        private final int maxBytes;
+        private final int onebotBytes;
+        private final int otherBytes;
+        private boolean onebot;
 
-        OneBotBodyLimit(int maxBytes) {
-            this.maxBytes = maxBytes;
+        OneBotBodyLimit(int onebotBytes, int otherBytes) {
+            this.onebotBytes = onebotBytes;
+            this.otherBytes = otherBytes;
         }
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            if (msg instanceof io.netty.handler.codec.http.HttpRequest req && req.uri().startsWith("/onebot/")) {
-                ctx.pipeline().replace("body", "body", new BodyLimit(maxBytes));
-                ctx.pipeline().remove(this);
+            if (msg instanceof io.netty.handler.codec.http.HttpRequest req
+                    && req.uri().startsWith("/onebot/") != onebot && ctx.pipeline().get("body") != null) {
+                onebot = !onebot; // the previous request is through the aggregator: it holds nothing now
+                ctx.pipeline().replace("body", "body", new BodyLimit(onebot ? onebotBytes : otherBytes));
             }
             ctx.fireChannelRead(msg);
         }

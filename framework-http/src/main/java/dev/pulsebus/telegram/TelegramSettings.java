@@ -147,21 +147,11 @@ public record TelegramSettings(boolean enabled, Mode mode, List<String> tokens, 
      * its JSON text). A bot id given twice is an error: each bot is one {@code Self}.
      */
     private static List<String> tokens(SectionReader r) {
-        String text = r.text("token", "");
-        List<String> given = new ArrayList<>();
-        if (text.strip().startsWith("[")) {
-            try {
-                for (JsonNode t : Json.MAPPER.readTree(text)) {
-                    if (!t.isTextual()) {
-                        throw r.error("token is an array with " + t + " in it: each element is a bot token in quotes");
-                    }
-                    given.add(t.textValue());
-                }
-            } catch (JsonProcessingException e) {
-                throw r.error("token is neither a token nor an array of them");
-            }
-        } else {
-            given.addAll(List.of(text.split(",", -1)));
+        List<String> given;
+        try {
+            given = SectionReader.strings(r.text("token", ""));
+        } catch (IllegalArgumentException e) {
+            throw r.error("token " + String.valueOf(e.getMessage()).replace("a text", "a bot token"));
         }
         List<String> tokens = new ArrayList<>();
         Set<String> ids = new HashSet<>();

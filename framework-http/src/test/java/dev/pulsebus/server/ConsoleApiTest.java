@@ -8,6 +8,8 @@ import dev.pulsebus.testing.Await;
 import dev.pulsebus.testing.ModuleJars;
 import java.net.Inet4Address;
 import java.net.InetAddress;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.HttpHeaders;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.URI;
@@ -116,10 +118,15 @@ class ConsoleApiTest {
 
     @Test
     void withoutATokenAdminCallsAreAcceptedFromLoopbackOnly() throws Exception {
-        assertThat(AdminApi.loopback(new InetSocketAddress("127.0.0.1", 1))).isTrue();
-        assertThat(AdminApi.loopback(new InetSocketAddress("::1", 1))).isTrue();
-        assertThat(AdminApi.loopback(new InetSocketAddress("10.1.2.3", 1))).isFalse();
-        assertThat(AdminApi.loopback(null)).isFalse();
+        HttpHeaders none = new DefaultHttpHeaders();
+        assertThat(RequestGuard.loopbackClient(new InetSocketAddress("127.0.0.1", 1), none)).isTrue();
+        assertThat(RequestGuard.loopbackClient(new InetSocketAddress("::1", 1), none)).isTrue();
+        assertThat(RequestGuard.loopbackClient(new InetSocketAddress("10.1.2.3", 1), none)).isFalse();
+        assertThat(RequestGuard.loopbackClient(null, none)).isFalse();
+        for (String proxy : new String[] {"Forwarded", "X-Forwarded-For", "X-Real-IP"}) {
+            assertThat(RequestGuard.loopbackClient(new InetSocketAddress("127.0.0.1", 1),
+                    new DefaultHttpHeaders().set(proxy, "for=203.0.113.9"))).as(proxy).isFalse();
+        }
         InetAddress outside = Collections.list(NetworkInterface.getNetworkInterfaces()).stream()
                 .flatMap(n -> Collections.list(n.getInetAddresses()).stream())
                 .filter(a -> a instanceof Inet4Address && !a.isLoopbackAddress()).findFirst().orElse(null);

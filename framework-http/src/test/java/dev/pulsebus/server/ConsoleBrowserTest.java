@@ -20,8 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The browser console in a real headless Chromium: {@code src/test/browser/console.test.mjs}, run by Node
- * with playwright-core, against two servers on real sockets (one without a token, with jar modules to
- * reload; one with a token). Each test is one scenario of that script.
+ * with playwright-core, against servers on real sockets (one without a token, with jar modules to reload;
+ * one with a token; one with an admin token too; one without a token for a page on another origin to
+ * attack, served by the script on another port). Each test is one scenario of that script.
  *
  * <p>Skipped, with the reason printed, when Node, playwright-core or Chromium is missing: playwright-core
  * is looked for in {@code -Dpulsebus.npm.cache} or {@code $PULSEBUS_NPM_CACHE} (default
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ConsoleBrowserTest {
 
     static final String TOKEN = "browser-s3cret";
+    static final String ADMIN_TOKEN = "browser-admin-s3cret";
     private static final Path SCRIPT = Path.of("src/test/browser/console.test.mjs");
 
     @TempDir
@@ -42,6 +44,8 @@ class ConsoleBrowserTest {
     private @Nullable String unavailable;
     private @Nullable TestServer open;
     private @Nullable TestServer guarded;
+    private @Nullable TestServer admin;
+    private @Nullable TestServer attacked;
     private Path npm = Path.of("");
     private String chromium = "";
     private @Nullable String benchBefore;
@@ -66,6 +70,13 @@ class ConsoleBrowserTest {
         Files.copy(ConsoleApiTest.hot(jars, "broken", ConsoleApiTest.BROKEN),
                 modules.resolve("hot-broken.jar"));
         guarded = new TestServer(Files.createDirectories(dir.resolve("guarded")), "token = \"" + TOKEN + "\"\n");
+        admin = new TestServer(Files.createDirectories(dir.resolve("admin")), "token = \"" + TOKEN + "\"\n"
+                + "admin_token = \"" + ADMIN_TOKEN + "\"\n");
+        Path attackModules = Files.createDirectories(dir.resolve("attack-modules"));
+        Files.copy(modules.resolve("hot-v1.jar"), attackModules.resolve("hot-v1.jar"));
+        attacked = ConsoleApiTest.serverWithModules(Files.createDirectories(dir.resolve("attacked")),
+                "\n[adapters.onebot11]\nmode = \"reverse-ws\"\n", attackModules);
+        Files.copy(modules.resolve("hot-v2.jar"), attackModules.resolve("hot-v2.jar"));
         Path results = dir.resolve("results.json");
         Files.writeString(results, """
                 {"meta": {"quick": true, "commit": "abc1234"}, "results": [
@@ -83,8 +94,10 @@ class ConsoleBrowserTest {
         if (open != null) {
             open.close();
         }
-        if (guarded != null) {
-            guarded.close();
+        for (TestServer s : new TestServer[] {guarded, admin, attacked}) {
+            if (s != null) {
+                s.close();
+            }
         }
         if (benchBefore == null) {
             System.clearProperty("pulsebus.console.bench");
@@ -123,6 +136,20 @@ class ConsoleBrowserTest {
         run("token");
     }
 
+    @Test
+    void withAnAdminTokenThePageAsksForItApartAndKeepsBothInTheTab() throws Exception {
+        run("adminToken");
+    }
+
+    /**
+     * A page on another origin unloads, reloads and says through no-cors fetches and text/plain forms, opens
+     * the OneBot WebSocket, and reads through a rebound name: nothing changes, nothing is read.
+     */
+    @Test
+    void aPageOnAnotherOriginCannotChangeOrReadTheServer() throws Exception {
+        run("attack");
+    }
+
     private void run(String scenario) throws Exception {
         dev.pulsebus.testing.Required.service("browser", unavailable == null ? null : "browser tests: " + unavailable);
         TestServer a = java.util.Objects.requireNonNull(open);
@@ -136,6 +163,9 @@ class ConsoleBrowserTest {
         env.put("PULSEBUS_URL", a.server.url().toString());
         env.put("PULSEBUS_TOKEN_URL", b.server.url().toString());
         env.put("PULSEBUS_TOKEN", TOKEN);
+        env.put("PULSEBUS_ADMIN_URL", java.util.Objects.requireNonNull(admin).server.url().toString());
+        env.put("PULSEBUS_ADMIN_TOKEN", ADMIN_TOKEN);
+        env.put("PULSEBUS_ATTACK_URL", java.util.Objects.requireNonNull(attacked).server.url().toString());
         env.put("PULSEBUS_SHOTS", Path.of("target/console-screenshots").toAbsolutePath().toString());
         Process node = pb.start();
         boolean done = node.waitFor(150, TimeUnit.SECONDS);

@@ -372,7 +372,7 @@ class FaultSuiteIT {
     @Test
     void soak() throws Exception {
         assumeTrue(LONG, "the soak runs in the long form only (mvn verify -Pfaults)");
-        Soak.run(config("max_connections = 20000\n", ""), dir.resolve("data"), FaultSuiteIT::summary);
+        Soak.run(config("max_connections = 20000\nmax_connections_per_client = 20000\n", ""), dir.resolve("data"), FaultSuiteIT::summary);
     }
 
     // ------------------------------------------------------------------ helpers

@@ -195,7 +195,7 @@ final class Soak {
     /** Parks {@link #POLLS} polls on one room, says one message there, and counts the polls answered 200. */
     private static int parkedPolls(ServerProcess server, ChatClient chat) throws Exception {
         long after = ChatClient.seq(chat.say("polls", "ann", "before"));
-        byte[] request = ("GET /api/rooms/polls/poll?after=" + after + "&timeout_ms=60000 HTTP/1.1\r\nHost: x\r\n\r\n")
+        byte[] request = ("GET /api/rooms/polls/poll?after=" + after + "&timeout_ms=60000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
                 .getBytes(StandardCharsets.US_ASCII);
         InetSocketAddress address = new InetSocketAddress(server.url.getHost(), server.url.getPort());
         List<SocketChannel> channels = new ArrayList<>(POLLS);

@@ -1,10 +1,13 @@
 package dev.pulsebus.server;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -66,6 +69,16 @@ final class TestServer implements AutoCloseable {
             request.headers(headers);
         }
         return client.send(request.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** Everything {@code in} gives until its end, as UTF-8 (a raw socket's answer, read until the server closes). */
+    static String readAll(InputStream in) throws IOException {
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        byte[] b = new byte[4096];
+        for (int n; (n = in.read(b)) >= 0; ) {
+            buf.write(b, 0, n);
+        }
+        return buf.toString(StandardCharsets.UTF_8);
     }
 
     @Override

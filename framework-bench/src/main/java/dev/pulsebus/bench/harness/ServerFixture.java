@@ -37,6 +37,7 @@ public final class ServerFixture {
                 [server]
                 port = 0
                 max_connections = 20000
+                max_connections_per_client = 20000
                 %s
                 [storage]
                 data_dir = "%s"

@@ -1,9 +1,17 @@
 // Calls to the server. With server.token set, the token is asked for once (on the first 401), kept in
 // this tab's sessionStorage (never a cookie: no other site can make the browser send it) and sent as
-// Authorization: Bearer on every /api call.
+// Authorization: Bearer on every /api call. With server.admin_token set too, the admin API answers 401 with
+// the realm "admin": that token is asked for the same way, kept apart, and sent on /api/admin/ calls only
+// (until then they carry the chat token, which is the admin one when admin_token is not set).
 
 const KEY = 'pulsebus.token';
+const ADMIN_KEY = 'pulsebus.admin_token';
 let asking = null;
+
+/** The sessionStorage key of the token a call to {@code path} carries: the admin one, once there is one. */
+function keyFor(path) {
+  return String(path).startsWith('/api/admin/') && sessionStorage.getItem(ADMIN_KEY) !== null ? ADMIN_KEY : KEY;
+}
 
 /** An answer that is not 2xx: its status and the server's error text. */
 export class ApiError extends Error {
@@ -17,7 +25,8 @@ export class ApiError extends Error {
 export async function api(path, options = {}) {
   for (;;) {
     const headers = new Headers(options.headers || {});
-    const token = sessionStorage.getItem(KEY);
+    const key = keyFor(path);
+    const token = sessionStorage.getItem(key);
     if (token) {
       headers.set('Authorization', 'Bearer ' + token);
     }
@@ -25,10 +34,16 @@ export async function api(path, options = {}) {
     if (res.status !== 401) {
       return res;
     }
-    if (token) {
-      sessionStorage.removeItem(KEY);
+    const admin = /realm="admin"/.test(res.headers.get('WWW-Authenticate') || '');
+    if (admin && key !== ADMIN_KEY) {
+      await askForToken(ADMIN_KEY, 'Managing this server needs its admin token (server.admin_token).');
+      continue;
     }
-    await askForToken(token ? 'That token was refused; try again.' : 'This server needs its token (server.token).');
+    if (token) {
+      sessionStorage.removeItem(key);
+    }
+    await askForToken(admin ? ADMIN_KEY : KEY, token ? 'That token was refused; try again.'
+      : 'This server needs its token (server.token).');
   }
 }
 
@@ -54,7 +69,7 @@ export function post(path, body) {
   });
 }
 
-function askForToken(why) {
+function askForToken(key, why) {
   if (!asking) {
     asking = new Promise((resolve) => {
       const dialog = document.getElementById('token-dialog');
@@ -63,7 +78,7 @@ function askForToken(why) {
       document.getElementById('token-why').textContent = why;
       input.value = '';
       form.addEventListener('submit', () => {
-        sessionStorage.setItem(KEY, input.value);
+        sessionStorage.setItem(key, input.value);
         asking = null;
         resolve();
       }, { once: true });
