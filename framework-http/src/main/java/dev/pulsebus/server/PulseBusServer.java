@@ -234,7 +234,8 @@ public final class PulseBusServer implements AutoCloseable {
             // transcripts flush: within the time left, but what the storage and event loops after it need
             opened.add("pipeline", left -> pipeline.close(Duration.ofNanos(left - reserve(left))));
             ModuleHost.Builder mb = ModuleHost.builder(bus, commands).pipeline(pipeline).kv(storage.kv())
-                    .config(liveConfig).routes(routes).migrator(storage::migrate).meterRegistry(registry);
+                    .config(liveConfig).routes(routes).migrator(storage::migrate).meterRegistry(registry)
+                    .loadTimeout(Duration.ofMillis(config.moduleLoadTimeoutMs()));
             if (cluster != null) {
                 mb.scheduleClaims(cluster.scheduleClaims()); // a daily message goes out once, not once per instance
             }

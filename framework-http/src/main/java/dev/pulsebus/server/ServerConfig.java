@@ -26,14 +26,14 @@ public record ServerConfig(
         Path dataDir, String jdbcUrl, String username, String password, String synchronous, long cacheSize,
         int keepPerChat, int maxAgeDays, int slowHandlerMs,
         Path modulesDir, Map<String, Map<String, String>> modules, List<OneBotSettings> onebot,
-        @Nullable TelegramSettings telegram, ClusterSettings cluster, @Nullable Path file) {
+        @Nullable TelegramSettings telegram, ClusterSettings cluster, @Nullable Path file, int moduleLoadTimeoutMs) {
 
     /** This configuration with its modules folder at {@code dir} (no setting names it: it is {@code modules}). */
     ServerConfig withModulesDir(Path dir) {
         return new ServerConfig(host, port, token, maxBodyBytes, maxHeaderBytes, maxConnections, requestTimeoutMs,
                 maxPendingMessages, maxPollTimeoutMs, shutdownTimeoutMs, instance, metricsEnabled, dataDir, jdbcUrl,
                 username, password, synchronous, cacheSize, keepPerChat, maxAgeDays, slowHandlerMs, dir, modules, onebot,
-                telegram, cluster, file);
+                telegram, cluster, file, moduleLoadTimeoutMs);
     }
 
     private static final Map<String, Set<String>> KNOWN = Map.of(
@@ -45,7 +45,7 @@ public record ServerConfig(
             "transcript", Set.of("keep_per_chat", "max_age_days"),
             "bus", Set.of("slow_handler_ms"),
             "cluster", ClusterSettings.KEYS,
-            "modules", Set.of(),
+            "modules", Set.of("load_timeout_ms"), // and each module's own section, [modules.<id>]
             "adapters", Set.of());
     /** The adapters' sections, {@code [adapters.onebot11]} and {@code [adapters.onebot12]}, by OneBot version. */
     private static final Map<String, Integer> ADAPTERS = Map.of("onebot11", 11, "onebot12", 12);
@@ -103,6 +103,10 @@ public record ServerConfig(
                 if (cut > 0) {
                     modules.computeIfAbsent(rest.substring(0, cut), m -> new LinkedHashMap<>())
                             .put(rest.substring(cut + 1), snapshot.getString(key, ""));
+                } else if (!keys.contains(rest)) {
+                    throw new ConfigException(source + ": unknown setting " + key + "; known in [modules]: "
+                            + String.join(", ", keys.stream().sorted().toList())
+                            + ", and a module's own settings go in [modules.<id>]");
                 }
             } else if (section.equals("adapters")) {
                 int cut = rest.indexOf('.');
@@ -161,7 +165,8 @@ public record ServerConfig(
                 Path.of("modules"),
                 modules.entrySet().stream().collect(java.util.stream.Collectors.toUnmodifiableMap(
                         Map.Entry::getKey, e -> Map.copyOf(e.getValue()))),
-                onebot, telegram, cluster, file);
+                onebot, telegram, cluster, file,
+                r.integer("modules", "load_timeout_ms", 10_000, 1, 3_600_000));
     }
 
     /**
@@ -193,7 +198,8 @@ public record ServerConfig(
         return new ServerConfig(host, port != null ? port : this.port, token, maxBodyBytes, maxHeaderBytes,
                 maxConnections, requestTimeoutMs, maxPendingMessages, maxPollTimeoutMs, shutdownTimeoutMs, instance,
                 metricsEnabled, dataDir != null ? dataDir : this.dataDir, jdbcUrl, username, password, synchronous,
-                cacheSize, keepPerChat, maxAgeDays, slowHandlerMs, modulesDir, modules, onebot, telegram, cluster, file);
+                cacheSize, keepPerChat, maxAgeDays, slowHandlerMs, modulesDir, modules, onebot, telegram, cluster, file,
+                moduleLoadTimeoutMs);
     }
 
     /** Typed reads of one setting with its default and range, naming the setting when it is wrong. */

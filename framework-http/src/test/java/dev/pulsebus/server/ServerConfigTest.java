@@ -54,6 +54,22 @@ class ServerConfigTest {
     }
 
     @Test
+    void theModuleLoadTimeoutIsASettingOfModulesBesideTheModulesOwnSections() throws Exception {
+        assertThat(ServerConfig.defaults().moduleLoadTimeoutMs()).isEqualTo(10_000);
+        ServerConfig c = ServerConfig.load(write("[modules]\nload_timeout_ms = 2500\n\n[modules.hello]\ngreeting = \"hi\"\n"),
+                false, Map.of());
+        assertThat(c.moduleLoadTimeoutMs()).isEqualTo(2500);
+        assertThat(c.modules()).as("not a module's section").containsOnlyKeys("hello");
+        assertThat(ServerConfig.load(write(""), false, Map.of("PULSEBUS_MODULES_LOAD_TIMEOUT_MS", "700"))
+                .moduleLoadTimeoutMs()).isEqualTo(700);
+        assertThatThrownBy(() -> ServerConfig.load(write("[modules]\nload_timeout_ms = 0\n"), false, Map.of()))
+                .hasMessageContaining("modules.load_timeout_ms must be between 1 and");
+        assertThatThrownBy(() -> ServerConfig.load(write("[modules]\nload_timeout = 5\n"), false, Map.of()))
+                .hasMessageContaining("unknown setting modules.load_timeout; known in [modules]: load_timeout_ms")
+                .hasMessageContaining("[modules.<id>]");
+    }
+
+    @Test
     void aBrokenFileNamesTheLine() throws Exception {
         Path f = write("[server]\nport = 8080\nhost = \"unterminated\n");
         assertThatThrownBy(() -> ServerConfig.load(f, false, Map.of()))
