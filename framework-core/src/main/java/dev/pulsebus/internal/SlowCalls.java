@@ -75,6 +75,16 @@ public final class SlowCalls {
             this.name = name;
         }
 
+        public String module() {
+            return module;
+        }
+
+        /** How log lines name it: {@code command '/hang' of module m}. */
+        @Override
+        public String toString() {
+            return kind + " '" + name + "' of module " + module;
+        }
+
         /** A run of {@code nanos} on {@code eventType}: counted and warned about when it is slow. */
         public void took(long nanos, String eventType) {
             if (thresholdNanos == 0 || nanos < thresholdNanos) {

@@ -336,7 +336,8 @@ public final class ModuleHost implements AutoCloseable {
     }
 
     /**
-     * Unloads {@code name}: its {@code onUnload}, then the release of all it registered (newest first,
+     * Unloads {@code name}: its commands running on the pipeline's lanes are interrupted, then its {@code onUnload},
+     * then the release of all it registered (newest first,
      * even when {@code onUnload} threw), then its class loader is closed.
      *
      * @throws ModuleException when it is not loaded or a loaded module depends on it
@@ -353,6 +354,12 @@ public final class ModuleHost implements AutoCloseable {
                     + " depend on it; unload them first");
         }
         loaded.remove(name);
+        if (pipeline != null) { // a handler of it that never returns would hold its lane's chat for ever
+            int interrupted = pipeline.handlerWatch().interrupt(name);
+            if (interrupted > 0) {
+                LOG.warn("Module {} unloads while {} of its commands run: interrupted", name, interrupted);
+            }
+        }
         try {
             e.module.onUnload(e.scope);
         } catch (Exception | LinkageError t) {

@@ -26,14 +26,15 @@ public record ServerConfig(
         Path dataDir, String jdbcUrl, String username, String password, String synchronous, long cacheSize,
         int keepPerChat, int maxAgeDays, int slowHandlerMs,
         Path modulesDir, Map<String, Map<String, String>> modules, List<OneBotSettings> onebot,
-        @Nullable TelegramSettings telegram, ClusterSettings cluster, @Nullable Path file, int moduleLoadTimeoutMs) {
+        @Nullable TelegramSettings telegram, ClusterSettings cluster, @Nullable Path file, int moduleLoadTimeoutMs,
+        int busStallMs) {
 
     /** This configuration with its modules folder at {@code dir} (no setting names it: it is {@code modules}). */
     ServerConfig withModulesDir(Path dir) {
         return new ServerConfig(host, port, token, maxBodyBytes, maxHeaderBytes, maxConnections, requestTimeoutMs,
                 maxPendingMessages, maxPollTimeoutMs, shutdownTimeoutMs, instance, metricsEnabled, dataDir, jdbcUrl,
                 username, password, synchronous, cacheSize, keepPerChat, maxAgeDays, slowHandlerMs, dir, modules, onebot,
-                telegram, cluster, file, moduleLoadTimeoutMs);
+                telegram, cluster, file, moduleLoadTimeoutMs, busStallMs);
     }
 
     private static final Map<String, Set<String>> KNOWN = Map.of(
@@ -43,7 +44,7 @@ public record ServerConfig(
             "metrics", Set.of("enabled"),
             "storage", Set.of("data_dir", "jdbc_url", "username", "password", "synchronous", "cache_size"),
             "transcript", Set.of("keep_per_chat", "max_age_days"),
-            "bus", Set.of("slow_handler_ms"),
+            "bus", Set.of("slow_handler_ms", "stall_ms"),
             "cluster", ClusterSettings.KEYS,
             "modules", Set.of("load_timeout_ms"), // and each module's own section, [modules.<id>]
             "adapters", Set.of());
@@ -166,7 +167,8 @@ public record ServerConfig(
                 modules.entrySet().stream().collect(java.util.stream.Collectors.toUnmodifiableMap(
                         Map.Entry::getKey, e -> Map.copyOf(e.getValue()))),
                 onebot, telegram, cluster, file,
-                r.integer("modules", "load_timeout_ms", 10_000, 1, 3_600_000));
+                r.integer("modules", "load_timeout_ms", 10_000, 1, 3_600_000),
+                r.integer("bus", "stall_ms", 10_000, 0, 3_600_000));
     }
 
     /**
@@ -199,7 +201,7 @@ public record ServerConfig(
                 maxConnections, requestTimeoutMs, maxPendingMessages, maxPollTimeoutMs, shutdownTimeoutMs, instance,
                 metricsEnabled, dataDir != null ? dataDir : this.dataDir, jdbcUrl, username, password, synchronous,
                 cacheSize, keepPerChat, maxAgeDays, slowHandlerMs, modulesDir, modules, onebot, telegram, cluster, file,
-                moduleLoadTimeoutMs);
+                moduleLoadTimeoutMs, busStallMs);
     }
 
     /** Typed reads of one setting with its default and range, naming the setting when it is wrong. */

@@ -30,6 +30,8 @@ class ServerConfigTest {
         assertThat(shipped.slowHandlerMs()).isEqualTo(1000).isEqualTo(defaults.slowHandlerMs());
         assertThat(shipped.token()).isEmpty();
         assertThat(shipped.modules()).containsKey("example");
+        assertThat(shipped.moduleLoadTimeoutMs()).isEqualTo(10_000).isEqualTo(defaults.moduleLoadTimeoutMs());
+        assertThat(shipped.busStallMs()).isEqualTo(10_000).isEqualTo(defaults.busStallMs());
     }
 
     @Test

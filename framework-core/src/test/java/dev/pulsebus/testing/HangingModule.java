@@ -1,0 +1,34 @@
+package dev.pulsebus.testing;
+
+import dev.pulsebus.command.Command;
+import dev.pulsebus.module.BotModule;
+import dev.pulsebus.module.ModuleContext;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Module {@code hanger}: its inline command {@code /hang} never returns until it is interrupted (for the tests of
+ * stalled handlers, shared through the core test jar).
+ */
+public final class HangingModule implements BotModule {
+
+    /** Counted down when {@code /hang} starts, and when it is interrupted. */
+    public final CountDownLatch hanging = new CountDownLatch(1);
+    public final CountDownLatch interrupted = new CountDownLatch(1);
+
+    @Override
+    public String name() {
+        return "hanger";
+    }
+
+    @Override
+    public void onLoad(ModuleContext ctx) {
+        ctx.commands().register(Command.named("hang").handler(call -> {
+            hanging.countDown();
+            try {
+                new CountDownLatch(1).await();
+            } catch (InterruptedException e) {
+                interrupted.countDown();
+            }
+        }));
+    }
+}
