@@ -31,7 +31,9 @@ public final class RunningHandler {
     /** 0: idle; positive: running since then (from {@link #ORIGIN}); negative: that, claimed by the watch. */
     @SuppressWarnings("unused") // through STATE
     private volatile long state;
-    private volatile @Nullable Object key;
+    /** Published by the write of {@link #state} after it; read after reading it. */
+    private @Nullable Object key;
+    /** Named by the router while a command runs, cleared when it returns. */
     private volatile SlowCalls.@Nullable Site site;
 
     /** The slot of the calling thread, which handles events from now on. */
@@ -59,7 +61,6 @@ public final class RunningHandler {
     /** The worker starts an event of {@code key}. */
     public void begin(Object key) {
         this.key = key;
-        this.site = null;
         STATE.setVolatile(this, Math.max(1, System.nanoTime() - ORIGIN));
     }
 
@@ -94,6 +95,7 @@ public final class RunningHandler {
         return s > 0 && nanoTime - ORIGIN - s >= stallNanos && STATE.compareAndSet(this, s, -s);
     }
 
+    /** The key of the event it runs: read it after {@link #running}, {@link #busy} or {@link #claim}. */
     public @Nullable Object key() {
         return key;
     }
