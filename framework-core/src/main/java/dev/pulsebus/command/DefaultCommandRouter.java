@@ -283,7 +283,8 @@ final class DefaultCommandRouter implements CommandRouter {
 
     private Outcome runHere(Entry e, Call call, Control[] controls, int granted, boolean inShared) {
         CommandSource source = call.source();
-        RunningHandler.naming(e.slow); // a lane's watch names it if it stalls, and an unload interrupts it
+        // a lane's watch names it if it stalls, and an unload of its module interrupts it
+        RunningHandler.Named caller = RunningHandler.naming(e.slow);
         try {
             e.handler.handle(call);
             e.count(Outcome.OK);
@@ -303,7 +304,7 @@ final class DefaultCommandRouter implements CommandRouter {
             e.failures.failed(t, "for user " + source.userId() + " in chat " + source.chatId());
             return refuse(e, call, Outcome.ERROR, call.messages().format("error", "command", shownPrefix + e.path));
         } finally {
-            RunningHandler.naming(null);
+            RunningHandler.naming(caller);
         }
     }
 

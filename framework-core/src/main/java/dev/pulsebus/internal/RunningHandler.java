@@ -33,8 +33,8 @@ public final class RunningHandler {
     private volatile long state;
     /** Published by the write of {@link #state} after it; read after reading it. */
     private @Nullable Object key;
-    /** Named by the router while a command runs, cleared when it returns. */
-    private volatile SlowCalls.@Nullable Site site;
+    /** Named by the router while a command runs (a module while its handler runs), cleared when it returns. */
+    private volatile @Nullable Named site;
 
     /** The slot of the calling thread, which handles events from now on. */
     public static RunningHandler forThisThread() {
@@ -47,15 +47,24 @@ public final class RunningHandler {
         this.thread = thread;
     }
 
+    /** A command or handler as a stall report names it ({@code toString}), and its module. */
+    public interface Named {
+        String module();
+    }
+
     /**
-     * Names what the calling thread runs now ({@code null}: nothing named), when it is a lane worker: the
-     * router names each inline command it runs. Elsewhere a thread-local read and nothing else.
+     * Names what the calling thread runs now ({@code null}: nothing named), when it is a lane worker, and
+     * returns what was named before, to be named again when it returns: the router names each inline command
+     * it runs, a module each handler of message events. Elsewhere a thread-local read and nothing else.
      */
-    public static void naming(SlowCalls.@Nullable Site running) {
+    public static @Nullable Named naming(@Nullable Named running) {
         RunningHandler r = CURRENT.get();
-        if (r != null) {
-            r.site = running;
+        if (r == null) {
+            return null;
         }
+        Named before = r.site;
+        r.site = running;
+        return before;
     }
 
     /** The worker starts an event of {@code key}. */
@@ -101,7 +110,7 @@ public final class RunningHandler {
     }
 
     /** The command it runs, when one is named; else null. */
-    public SlowCalls.@Nullable Site site() {
+    public @Nullable Named site() {
         return site;
     }
 }

@@ -61,7 +61,7 @@ public final class SlowCalls {
     }
 
     /** One handler's or command's report of its runs. */
-    public final class Site {
+    public final class Site implements RunningHandler.Named {
         private final @Nullable Counter counter;
         private final String module;
         private final String kind;
@@ -75,6 +75,7 @@ public final class SlowCalls {
             this.name = name;
         }
 
+        @Override
         public String module() {
             return module;
         }

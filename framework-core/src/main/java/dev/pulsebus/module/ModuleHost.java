@@ -336,7 +336,7 @@ public final class ModuleHost implements AutoCloseable {
     }
 
     /**
-     * Unloads {@code name}: its commands running on the pipeline's lanes are interrupted, then its {@code onUnload},
+     * Unloads {@code name}: its commands and handlers running on the pipeline's lanes are interrupted, then its {@code onUnload},
      * then the release of all it registered (newest first,
      * even when {@code onUnload} threw), then its class loader is closed.
      *
@@ -357,7 +357,7 @@ public final class ModuleHost implements AutoCloseable {
         if (pipeline != null) { // a handler of it that never returns would hold its lane's chat for ever
             int interrupted = pipeline.handlerWatch().interrupt(name);
             if (interrupted > 0) {
-                LOG.warn("Module {} unloads while {} of its commands run: interrupted", name, interrupted);
+                LOG.warn("Module {} unloads while {} of its commands or handlers run: interrupted", name, interrupted);
             }
         }
         try {

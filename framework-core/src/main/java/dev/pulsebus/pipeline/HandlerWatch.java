@@ -1,7 +1,6 @@
 package dev.pulsebus.pipeline;
 
 import dev.pulsebus.internal.RunningHandler;
-import dev.pulsebus.internal.SlowCalls;
 import java.time.Duration;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
@@ -60,13 +59,14 @@ public final class HandlerWatch implements AutoCloseable {
     }
 
     /**
-     * Interrupts the threads running a command of {@code module} now (one that unloads); returns how many.
+     * Interrupts the threads running a command or message handler of {@code module} now (one that unloads);
+     * returns how many.
      * A handler that ignores interrupts runs on, its lane's other chats served by a fresh worker once it stalls.
      */
     public int interrupt(String module) {
         int n = 0;
         for (Watched w : watched) {
-            SlowCalls.Site site = w.slot.site();
+            RunningHandler.Named site = w.slot.site();
             if (w.slot.busy() && site != null && site.module().equals(module)) {
                 w.slot.thread.interrupt();
                 n++;
@@ -114,7 +114,7 @@ public final class HandlerWatch implements AutoCloseable {
                 continue;
             }
             if (claimed) {
-                SlowCalls.Site site = w.slot.site();
+                RunningHandler.Named site = w.slot.site();
                 LOG.warn("Stalled: {} has run for {} ms on chat {} (lane {}), past bus.stall_ms = {}; the lane's other "
                                 + "chats go on without it, this chat's next events wait for it",
                         site == null ? "a handler" : site, TimeUnit.NANOSECONDS.toMillis(took), w.slot.key(), w.lane,

@@ -116,6 +116,21 @@ class ChatLanesTest {
     }
 
     @Test
+    void aModulesStalledMessageHandlerIsNamedAndInterruptedByItsUnload() throws Exception {
+        start(Duration.ofMillis(300));
+        say("stuck", "hang");
+        assertThat(hanger.hanging.await(10, TimeUnit.SECONDS)).isTrue();
+        say(sameLaneAs("stuck"), "/ping");
+        assertThat(Await.until(Duration.ofSeconds(10), () -> answers().size() == 1)).isTrue();
+        assertThat(watchLog.lines()).singleElement().asString()
+                .contains("Stalled: a message handler of module hanger", "on chat stuck");
+
+        host.unload("hanger");
+        assertThat(hanger.interrupted.await(10, TimeUnit.SECONDS)).as("the unload interrupts the handler").isTrue();
+        assertThat(Await.until(Duration.ofSeconds(10), () -> pipeline.handlerWatch().stalled() == 0)).isTrue();
+    }
+
+    @Test
     void runsUnderTheThresholdAreNotReported() throws Exception {
         start(Duration.ofSeconds(5));
         String group = "g";
