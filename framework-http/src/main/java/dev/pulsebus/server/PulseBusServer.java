@@ -547,6 +547,8 @@ public final class PulseBusServer implements AutoCloseable {
                 .description(COMPONENT_UP_HELP).register(registry);
         Gauge.builder(COMPONENT_UP, closed, c -> c.get() ? 0 : 1).tag("component", "http")
                 .description(COMPONENT_UP_HELP).register(registry);
+        Gauge.builder(COMPONENT_UP, pipeline.handlerWatch(), w -> w.stalled() == 0 ? 1 : 0).tag("component", "handlers")
+                .description(COMPONENT_UP_HELP).register(registry);
         Gauge.builder("pulsebus.build.info", () -> 1)
                 .tags("version", BuildInfo.CURRENT.version(), "commit", BuildInfo.CURRENT.commit(),
                         "jdk", Runtime.version().toString())

@@ -63,7 +63,8 @@ class StalledHandlerTest {
             assertThat(Await.until(Duration.ofSeconds(10), () -> "DEGRADED".equals(health(t).get("status").asText())))
                     .isTrue();
             assertThat(health(t).at("/components/handlers/status").asText()).isEqualTo("DOWN");
-            assertThat(t.get("/metrics").body()).contains("pulsebus_handler_stalled 1.0");
+            assertThat(t.get("/metrics").body()).contains("pulsebus_handler_stalled 1.0",
+                    "pulsebus_component_up{component=\"handlers\"} 0.0");
             assertThat(watchLog.lines()).as("the WARN names command and module").singleElement().asString()
                     .contains("Stalled: command 'hang' of module hanger", "on chat " + stuck + " (lane pulsebus-http-lane-");
 
