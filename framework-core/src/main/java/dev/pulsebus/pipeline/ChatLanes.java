@@ -138,10 +138,13 @@ public final class ChatLanes<T> {
          * worker on the queue. Under the lane's lock, so {@code w}, ending its run meanwhile, finds its chat's entry.
          */
         synchronized boolean stalled(Worker w, long nanoTime, long stallNanos) {
+            if (worker == w && stopping) {
+                return false; // the lane's worker finishes the queue: the stop's own timeout bounds the wait
+            }
             if (!w.slot.claim(nanoTime, stallNanos)) {
                 return false;
             }
-            if (worker == w && !stopping) {
+            if (worker == w) {
                 Object key = w.slot.key();
                 if (key != null) {
                     aside.putIfAbsent(key, new ArrayDeque<>());
