@@ -22,6 +22,16 @@ public interface CommandSource {
     /** The sender's id on its platform. */
     String userId();
 
+    /**
+     * The platform the message came from ({@code onebot11}, {@code onebot12}, {@code telegram}, {@code http},
+     * an adapter's {@code platform()}): a {@link #userId()} is only unique on its platform. A pipeline's
+     * sources give their event's; the default, {@code ""}, names none, and {@link Permissions#users} admits
+     * no user of it.
+     */
+    default String platform() {
+        return "";
+    }
+
     /** The chat's id: a group, channel, or the private chat with the sender. */
     String chatId();
 

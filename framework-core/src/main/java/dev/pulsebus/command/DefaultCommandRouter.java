@@ -2,6 +2,7 @@ package dev.pulsebus.command;
 
 import dev.pulsebus.event.AskException;
 import dev.pulsebus.internal.LruTable;
+import dev.pulsebus.internal.RunningHandler;
 import dev.pulsebus.internal.SlowCalls;
 import org.jspecify.annotations.Nullable;
 
@@ -283,6 +284,8 @@ final class DefaultCommandRouter implements CommandRouter {
 
     private Outcome runHere(Entry e, Call call, Control[] controls, int granted, boolean inShared) {
         CommandSource source = call.source();
+        // a lane's watch names it if it stalls, and an unload of its module interrupts it
+        RunningHandler.Named caller = RunningHandler.naming(e.slow);
         try {
             e.handler.handle(call);
             e.count(Outcome.OK);
@@ -301,6 +304,8 @@ final class DefaultCommandRouter implements CommandRouter {
         } catch (Throwable t) {
             e.failures.failed(t, "for user " + source.userId() + " in chat " + source.chatId());
             return refuse(e, call, Outcome.ERROR, call.messages().format("error", "command", shownPrefix + e.path));
+        } finally {
+            RunningHandler.naming(caller);
         }
     }
 

@@ -61,7 +61,7 @@ public final class SlowCalls {
     }
 
     /** One handler's or command's report of its runs. */
-    public final class Site {
+    public final class Site implements RunningHandler.Named {
         private final @Nullable Counter counter;
         private final String module;
         private final String kind;
@@ -73,6 +73,17 @@ public final class SlowCalls {
             this.module = module;
             this.kind = kind;
             this.name = name;
+        }
+
+        @Override
+        public String module() {
+            return module;
+        }
+
+        /** How log lines name it: {@code command '/hang' of module m}. */
+        @Override
+        public String toString() {
+            return kind + " '" + name + "' of module " + module;
         }
 
         /** A run of {@code nanos} on {@code eventType}: counted and warned about when it is slow. */

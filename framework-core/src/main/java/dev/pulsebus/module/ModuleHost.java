@@ -22,8 +22,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.ServiceLoader;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -32,7 +36,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Loads, wires and unloads the modules of one bot. A module loads after its dependencies; what it
  * registers through its {@link ModuleContext} is released when it unloads, or at once when its
- * {@code onLoad} throws (the rest of the bot is untouched). A module from a jar gets a class loader of
+ * {@code onLoad} throws or runs past its {@linkplain Builder#loadTimeout time} (the rest of the bot is
+ * untouched). A module from a jar gets a class loader of
  * its own, closed on unload, so {@link #reload} swaps in a new version of the jar while the bot runs and
  * the old classes can be collected. {@link ModuleLoaded} and {@link ModuleUnloaded} are published on the
  * bus. Thread-safe: loads and unloads are serialized.
@@ -40,6 +45,8 @@ import org.slf4j.LoggerFactory;
 public final class ModuleHost implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ModuleHost.class);
+    /** What {@link Builder#loadTimeout} is when not told. */
+    private static final Duration DEFAULT_LOAD_TIMEOUT = Duration.ofSeconds(10);
 
     final EventBus bus;
     final CommandRouter router;
@@ -59,6 +66,8 @@ public final class ModuleHost implements AutoCloseable {
     private @Nullable ClockTimer cronTimer;
     private final Clock clock;
     private final Duration clockRecheck;
+    /** How long a module's {@code onLoad} may run before its load fails. */
+    private final Duration loadTimeout;
     final @Nullable MeterRegistry meterRegistry;
     final ScheduleClaims scheduleClaims;
     /** {@code null}: each module's {@code modules.<name>} section of {@link #config}. */
@@ -94,6 +103,7 @@ public final class ModuleHost implements AutoCloseable {
         this.scheduleClaims = b.scheduleClaims;
         this.clock = b.clock;
         this.clockRecheck = b.clockRecheck;
+        this.loadTimeout = b.loadTimeout;
     }
 
     /** The timer of modules' cron jobs, on the host's clock. */
@@ -169,7 +179,7 @@ public final class ModuleHost implements AutoCloseable {
      * Loads {@code module} (from the classpath).
      *
      * @throws ModuleException when its name is taken, a dependency is not loaded, or its {@code onLoad}
-     *                         threw (everything it registered is released again)
+     *                         threw or ran out of time (everything it registered is released again)
      */
     public LoadedModule load(BotModule module) {
         return load(module, null, null);
@@ -279,12 +289,11 @@ public final class ModuleHost implements AutoCloseable {
             }
         }
         ModuleScope scope = new ModuleScope(name, this, settingsOf(name), module.getClass().getClassLoader());
-        try {
-            module.onLoad(scope);
-        } catch (Exception | LinkageError e) {
-            int failed = scope.release();
+        Throwable failure = onLoadWithin(module, scope);
+        if (failure != null) {
+            int failed = scope.release(); // and what a timed-out onLoad registers later is undone at once
             throw new ModuleException("module '" + name + "' failed to load and was rolled back"
-                    + (failed > 0 ? " (" + failed + " releases failed)" : "") + ": " + e, e);
+                    + (failed > 0 ? " (" + failed + " releases failed)" : "") + ": " + failure, failure);
         }
         loaded.put(name, new Entry(module, scope, loader, jar));
         LOG.info("Module {} {} loaded{}", name, module.version(), jar == null ? "" : " from " + jar.getFileName());
@@ -293,7 +302,42 @@ public final class ModuleHost implements AutoCloseable {
     }
 
     /**
-     * Unloads {@code name}: its {@code onUnload}, then the release of all it registered (newest first,
+     * Runs {@code module}'s {@code onLoad} on a thread of its own, waiting at most {@link #loadTimeout} so that
+     * one that never returns cannot hold the host (whose lock this caller holds); returns what it threw, or
+     * a {@link java.util.concurrent.TimeoutException} naming the setting when it ran out of time (it is then
+     * interrupted, and left to its thread).
+     */
+    private @Nullable Throwable onLoadWithin(BotModule module, ModuleScope scope) {
+        FutureTask<Void> onLoad = new FutureTask<>(() -> {
+            module.onLoad(scope);
+            return null;
+        });
+        Thread t = Thread.ofPlatform().daemon().name("pulsebus-module-load-" + module.name()).unstarted(onLoad);
+        // its context class loader is the caller's, as ever: threads it starts (the host's timers) inherit it
+        t.start();
+        try {
+            onLoad.get(loadTimeout.toNanos(), TimeUnit.NANOSECONDS);
+            return null;
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof Error error && !(cause instanceof LinkageError)) {
+                throw error; // out of memory and the like: not the module's failure to report
+            }
+            return cause;
+        } catch (TimeoutException e) {
+            onLoad.cancel(true);
+            return new TimeoutException("onLoad did not return within " + loadTimeout.toMillis()
+                    + " ms (modules.load_timeout_ms); its thread " + t.getName() + " was interrupted");
+        } catch (InterruptedException e) {
+            onLoad.cancel(true);
+            Thread.currentThread().interrupt();
+            return e;
+        }
+    }
+
+    /**
+     * Unloads {@code name}: its commands and handlers running on the pipeline's lanes are interrupted, then its {@code onUnload},
+     * then the release of all it registered (newest first,
      * even when {@code onUnload} threw), then its class loader is closed.
      *
      * @throws ModuleException when it is not loaded or a loaded module depends on it
@@ -310,6 +354,12 @@ public final class ModuleHost implements AutoCloseable {
                     + " depend on it; unload them first");
         }
         loaded.remove(name);
+        if (pipeline != null) { // a handler of it that never returns would hold its lane's chat for ever
+            int interrupted = pipeline.handlerWatch().interrupt(name);
+            if (interrupted > 0) {
+                LOG.warn("Module {} unloads while {} of its commands or handlers run: interrupted", name, interrupted);
+            }
+        }
         try {
             e.module.onUnload(e.scope);
         } catch (Exception | LinkageError t) {
@@ -440,6 +490,7 @@ public final class ModuleHost implements AutoCloseable {
         private @Nullable MeterRegistry meterRegistry;
         private Clock clock = Clock.systemUTC();
         private Duration clockRecheck = Duration.ofSeconds(1);
+        private Duration loadTimeout = DEFAULT_LOAD_TIMEOUT;
         private ScheduleClaims scheduleClaims = ScheduleClaims.EACH_INSTANCE;
 
         private Builder(EventBus bus, CommandRouter router) {
@@ -510,6 +561,16 @@ public final class ModuleHost implements AutoCloseable {
          */
         public Builder scheduleClaims(ScheduleClaims claims) {
             this.scheduleClaims = Objects.requireNonNull(claims, "claims");
+            return this;
+        }
+
+        /**
+         * How long a module's {@code onLoad} may run: past it the load fails and is rolled back (the module's
+         * thread is interrupted and left to it), so one that never returns cannot hold the host. Default 10 s
+         * ({@code modules.load_timeout_ms} in the server).
+         */
+        public Builder loadTimeout(Duration timeout) {
+            this.loadTimeout = Require.positive(timeout, "loadTimeout");
             return this;
         }
 

@@ -5,6 +5,7 @@ import dev.pulsebus.bus.EventHandler;
 import dev.pulsebus.bus.Interceptor;
 import dev.pulsebus.bus.Subscription;
 import dev.pulsebus.bus.SubscriptionBuilder;
+import dev.pulsebus.internal.RunningHandler;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -39,6 +40,14 @@ final class OwnedBus implements EventBus {
     @Override
     public void close() {
         throw new UnsupportedOperationException("module '" + scope.name() + "' cannot close the bot's bus");
+    }
+
+    /** A module's handler of message events, as a stall report names it. */
+    private record Handler(String module) implements RunningHandler.Named {
+        @Override
+        public String toString() {
+            return "a message handler of module " + module;
+        }
     }
 
     private final class Owned<T> implements SubscriptionBuilder<T> {
@@ -87,9 +96,24 @@ final class OwnedBus implements EventBus {
             return this;
         }
 
+        /**
+         * Message events' handlers run on an adapter's lane, named there (a stall report names it, an unload of the
+         * module interrupts it) and given events bound to the module's reply channel.
+         */
         @Override
         public Subscription subscribe(EventHandler<? super T> handler) {
-            return scope.own(inner.subscribe(rebind ? e -> handler.handle(scope.rebind(e)) : handler));
+            if (!rebind) {
+                return scope.own(inner.subscribe(handler));
+            }
+            RunningHandler.Named named = new Handler(scope.name());
+            return scope.own(inner.subscribe(e -> {
+                RunningHandler.Named caller = RunningHandler.naming(named);
+                try {
+                    handler.handle(scope.rebind(e));
+                } finally {
+                    RunningHandler.naming(caller);
+                }
+            }));
         }
 
         @Override

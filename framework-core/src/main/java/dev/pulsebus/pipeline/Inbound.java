@@ -7,4 +7,12 @@ import dev.pulsebus.event.Event;
 public interface Inbound {
 
     InboundResult accept(Event event);
+
+    /**
+     * What watches the handlers this inbound runs for stalls ({@link ChatLanes} report to it). A pipeline's
+     * own; by default one that tracks runs but never judges them stalled.
+     */
+    default HandlerWatch handlerWatch() {
+        return HandlerWatch.NONE;
+    }
 }

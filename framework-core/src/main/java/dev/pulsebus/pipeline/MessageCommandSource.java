@@ -33,6 +33,11 @@ final class MessageCommandSource implements CommandSource {
     }
 
     @Override
+    public String platform() {
+        return event.chat().platform();
+    }
+
+    @Override
     public String chatId() {
         return event instanceof GroupMessage g ? g.groupId() : event.chat().id();
     }

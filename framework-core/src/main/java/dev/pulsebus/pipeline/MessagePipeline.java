@@ -89,6 +89,7 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
     private final List<Meter> meters = new ArrayList<>();
     private final ReplyChannel replies = new Replies();
     private final Conversations conversations;
+    private final HandlerWatch handlerWatch;
 
     private final LongAdder received = new LongAdder();
     private final LongAdder duplicates = new LongAdder();
@@ -115,6 +116,7 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
         this.locale = b.locale;
         this.clock = b.clock;
         this.registry = b.meterRegistry;
+        this.handlerWatch = new HandlerWatch(b.stallAfter);
         this.conversations = new Conversations(new ClockTimer("pulsebus-ask-timer", clock, b.askRecheck),
                 b.askTimeout, b.maxAsksPerChat, b.maxAsks, b.cancelWords, this::cancelled);
         bindMeters();
@@ -202,6 +204,15 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
         }
         bus.publish(event);
         return InboundResult.PUBLISHED;
+    }
+
+    /**
+     * What watches the handlers its adapters' {@link ChatLanes} run: a run past {@link Builder#stallAfter} is
+     * reported ({@code pulsebus_handler_stalled}) and its lane's other chats go on.
+     */
+    @Override
+    public HandlerWatch handlerWatch() {
+        return handlerWatch;
     }
 
     private boolean recorded(ChatRef chat) {
@@ -365,6 +376,7 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
      */
     public void close(Duration timeout) throws Exception {
         stopAdapters();
+        handlerWatch.close();
         conversations.close();
         if (transcripts != null) {
             transcripts.close(timeout);
@@ -386,6 +398,9 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
         counter("pulsebus.messages.sent", sent, "Outbound messages by result", "ok");
         counter("pulsebus.messages.sent", sendFailures, "Outbound messages by result", "failed");
         conversations.bindMeters(registry, meters);
+        meters.add(io.micrometer.core.instrument.Gauge.builder("pulsebus.handler.stalled", handlerWatch,
+                        HandlerWatch::stalled)
+                .description("Handler runs past bus.stall_ms now, not yet returned").register(registry));
         meters.add(FunctionCounter.builder("pulsebus.messages.dedupe.evictions", seen, LruTable::evictions)
                 .description("Event ids forgotten by the deduplication table").register(registry));
     }
@@ -501,6 +516,7 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
         private int maxAsks = 10_000;
         private Set<String> cancelWords = Set.of("/cancel");
         private Duration askRecheck = Duration.ofSeconds(1);
+        private Duration stallAfter = Duration.ofSeconds(10);
 
         private Builder(EventBus bus) {
             this.bus = Objects.requireNonNull(bus, "bus");
@@ -600,6 +616,16 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
          */
         public Builder askRecheck(Duration every) {
             this.askRecheck = Require.positive(every, "askRecheck");
+            return this;
+        }
+
+        /**
+         * How long a handler run on an adapter's {@link ChatLanes} may take before it is reported stalled (a WARN
+         * naming the command, {@code pulsebus_handler_stalled}) and its lane's other chats move on without it.
+         * Default 10 s ({@code bus.stall_ms}); zero: never.
+         */
+        public Builder stallAfter(Duration after) {
+            this.stallAfter = Require.notNegative(after, "stallAfter");
             return this;
         }
 

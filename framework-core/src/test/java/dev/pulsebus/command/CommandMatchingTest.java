@@ -301,7 +301,7 @@ class CommandMatchingTest {
         CommandRouter r = CommandRouter.builder().build();
         r.register(Command.named("ban").permission(Permissions.roles(SenderRole.ADMIN, SenderRole.OWNER))
                 .handler(c -> calls.add("ban")));
-        r.register(Command.named("shutdown").permission(Permissions.users(java.util.Set.of("root")))
+        r.register(Command.named("shutdown").permission(Permissions.users(java.util.Set.of("test:root")))
                 .handler(c -> calls.add("shutdown")));
 
         Msg member = Msg.of("/ban spammer");
@@ -315,6 +315,33 @@ class CommandMatchingTest {
         assertThat(member.replies).containsExactly("You are not allowed to use /ban.");
         assertThat(zh.replies).containsExactly("你没有使用 /ban 的权限。");
         assertThat(calls).containsExactly("ban", "shutdown");
+    }
+
+    @Test
+    void userPermissionsNameThePlatformAndABareIdIsRefusedSayingHowToWriteIt() {
+        CommandRouter r = CommandRouter.builder().build();
+        r.register(Command.named("op").permission(Permissions.users(java.util.Set.of("onebot11:10001", "http:ann")))
+                .handler(c -> calls.add("op " + c.source().userId())));
+        r.register(Command.named("tg").permission(Permissions.users("telegram", java.util.Set.of("10001")))
+                .handler(c -> calls.add("tg " + c.source().userId())));
+
+        assertThat(r.route(new Msg("/op", "10001", "g1").platform("onebot11"))).isEqualTo(Outcome.OK);
+        assertThat(r.route(new Msg("/op", "10001", "g1").platform("http"))).isEqualTo(Outcome.DENIED);
+        assertThat(r.route(new Msg("/op", "10001", "g1").platform("telegram"))).isEqualTo(Outcome.DENIED);
+        assertThat(r.route(new Msg("/op", "ann", "g1").platform("http"))).isEqualTo(Outcome.OK);
+        assertThat(r.route(new Msg("/op", "ann", "g1").platform("onebot11"))).isEqualTo(Outcome.DENIED);
+        assertThat(r.route(new Msg("/tg", "10001", "g1").platform("telegram"))).isEqualTo(Outcome.OK);
+        assertThat(r.route(new Msg("/tg", "10001", "g1").platform("onebot11"))).isEqualTo(Outcome.DENIED);
+        assertThat(calls).containsExactly("op 10001", "op ann", "tg 10001");
+
+        assertThatThrownBy(() -> Permissions.users(java.util.Set.of("onebot11:1", "10001")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("\"10001\" does not name its platform")
+                .hasMessageContaining("\"onebot11:10001\", \"telegram:10001\" or \"http:10001\"");
+        assertThatThrownBy(() -> Permissions.users(java.util.Set.of(":10001"))).hasMessageContaining("platform");
+        assertThatThrownBy(() -> Permissions.users(java.util.Set.of("telegram:"))).hasMessageContaining("platform");
+        assertThatThrownBy(() -> Permissions.users("", java.util.Set.of("10001")))
+                .hasMessageContaining("is not a platform's name");
     }
 
     @Test

@@ -16,6 +16,7 @@ public final class Msg implements CommandSource {
     private boolean mentions;
     private SenderRole role = SenderRole.MEMBER;
     private Locale locale = Locale.ENGLISH;
+    private String platform = "test";
 
     public Msg(String text, String user, String chat) {
         this.text = text;
@@ -40,6 +41,16 @@ public final class Msg implements CommandSource {
     Msg locale(Locale l) {
         locale = l;
         return this;
+    }
+
+    Msg platform(String p) {
+        platform = p;
+        return this;
+    }
+
+    @Override
+    public String platform() {
+        return platform;
     }
 
     @Override

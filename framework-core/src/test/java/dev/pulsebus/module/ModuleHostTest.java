@@ -210,6 +210,51 @@ class ModuleHostTest {
     }
 
     @Test
+    void anOnLoadThatNeverReturnsTimesOutIsRolledBackAndLeavesTheHostUsable() throws Exception {
+        CountDownLatch interrupted = new CountDownLatch(1);
+        CountDownLatch goOn = new CountDownLatch(1);
+        List<Throwable> late = new CopyOnWriteArrayList<>();
+        CountDownLatch lateTried = new CountDownLatch(1);
+        try (ModuleHost bounded = ModuleHost.builder(bus, router).pipeline(pipeline)
+                .loadTimeout(Duration.ofMillis(300)).build()) {
+            bounded.load(new TestModule("healthy", ctx -> ctx.commands().register(Command.named("ok").handler(c -> { }))));
+            assertThatThrownBy(() -> bounded.load(new TestModule("stuck", ctx -> {
+                ctx.commands().register(Command.named("half").handler(c -> { }));
+                ctx.bus().subscribe(Integer.class, i -> { });
+                try {
+                    new CountDownLatch(1).await(); // never returns on its own
+                } catch (InterruptedException e) {
+                    interrupted.countDown();
+                }
+                goOn.await(); // deaf to the interrupt from here: registers after the host gave up on it
+                try {
+                    ctx.commands().register(Command.named("late").handler(c -> { }));
+                } catch (RuntimeException e) {
+                    late.add(e);
+                }
+                lateTried.countDown();
+            }))).isInstanceOf(ModuleException.class)
+                    .hasMessageContaining("module 'stuck' failed to load and was rolled back")
+                    .hasMessageContaining("300 ms (modules.load_timeout_ms)");
+            assertThat(interrupted.await(10, TimeUnit.SECONDS)).as("its thread is interrupted").isTrue();
+            assertThat(command("/half")).isEqualTo(Outcome.UNKNOWN);
+            assertThat(bus.publish(1)).isZero();
+
+            goOn.countDown();
+            assertThat(lateTried.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(late).singleElement().isInstanceOf(ModuleException.class);
+            assertThat(command("/late")).as("a registration after the timeout is undone").isEqualTo(Outcome.UNKNOWN);
+
+            // the host is usable: it lists, loads (the same name too) and unloads
+            assertThat(bounded.loaded()).extracting(ModuleHost.LoadedModule::name).containsExactly("healthy");
+            bounded.load(new TestModule("stuck", ctx -> ctx.commands().register(Command.named("half").handler(c -> { }))));
+            assertThat(command("/half")).isEqualTo(Outcome.OK);
+            bounded.unload("healthy");
+            assertThat(command("/ok")).isEqualTo(Outcome.UNKNOWN);
+        }
+    }
+
+    @Test
     void loadAllSkipsAFailingModuleAndKeepsTheOthers() {
         List<ModuleHost.LoadedModule> done = host.loadAll(List.of(
                 new TestModule("a", ctx -> { }),

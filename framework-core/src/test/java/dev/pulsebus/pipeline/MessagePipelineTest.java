@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.pulsebus.bus.EventBus;
 import dev.pulsebus.command.Command;
 import dev.pulsebus.command.CommandRouter;
+import dev.pulsebus.command.Permissions;
 import dev.pulsebus.event.ChatRef;
 import dev.pulsebus.event.GroupMessage;
 import dev.pulsebus.event.Message;
@@ -69,6 +70,26 @@ class MessagePipelineTest {
             assertThat(out.replyTo()).isNotNull();
         });
         assertThat(log).isEmpty();
+    }
+
+    @Test
+    void aUserPermissionAdmitsTheUserOfItsPlatformOnlyThoughIdsCollide() throws Exception {
+        InMemoryAdapter onebot = new InMemoryAdapter("onebot11", "bot");
+        InMemoryAdapter telegram = new InMemoryAdapter("telegram", "bot");
+        InMemoryAdapter http = new InMemoryAdapter("http", "bot");
+        commands.register(Command.named("op").permission(Permissions.users(java.util.Set.of("onebot11:10001")))
+                .handler(c -> c.reply("done")));
+        pipeline = MessagePipeline.builder(bus).commands(commands).adapter(onebot).adapter(telegram).adapter(http)
+                .build().start();
+
+        for (InMemoryAdapter a : List.of(onebot, telegram, http)) {
+            assertThat(a.inject(a.groupMessage(G, "10001", Message.text("/op")))).isEqualTo(InboundResult.COMMAND);
+        }
+        assertThat(onebot.sent()).extracting(o -> o.message().plainText()).containsExactly("done");
+        assertThat(telegram.sent()).extracting(o -> o.message().plainText())
+                .containsExactly("You are not allowed to use /op.");
+        assertThat(http.sent()).extracting(o -> o.message().plainText())
+                .containsExactly("You are not allowed to use /op.");
     }
 
     @Test

@@ -8,6 +8,7 @@ import dev.pulsebus.event.GroupMessage;
 import dev.pulsebus.event.MessageEvent;
 import dev.pulsebus.event.RequestEvent;
 import dev.pulsebus.pipeline.Adapter;
+import dev.pulsebus.pipeline.ChatLanes;
 import dev.pulsebus.pipeline.Inbound;
 import dev.pulsebus.pipeline.OutboundMessage;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -43,12 +44,15 @@ import org.jspecify.annotations.Nullable;
 public final class OneBotAdapter implements Adapter {
 
     static final int LANE_CAPACITY = 1024;
+    /** Lanes events wait on for the pipeline, a chat always on the same one. */
+    static final int LANES = 16;
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(OneBotAdapter.class);
 
     final OneBotSettings settings;
     final Protocol protocol;
     final OneBotMetrics metrics;
     final Bots bots;
-    private final Lanes lanes;
+    private final ChatLanes<Queued> lanes;
     /** Where action results complete and v11 quick answers are written: never an I/O thread. */
     final ExecutorService completions = Executors.newVirtualThreadPerTaskExecutor();
     private final @Nullable ForwardLink forward;
@@ -71,7 +75,8 @@ public final class OneBotAdapter implements Adapter {
             metrics.bind(registry);
         }
         this.bots = new Bots(protocol.platform);
-        this.lanes = new Lanes("pulsebus-" + protocol.platform + "-lane", LANE_CAPACITY);
+        this.lanes = new ChatLanes<>("pulsebus-" + protocol.platform + "-lane", LANES, LANE_CAPACITY, Queued::key,
+                this::handle);
         boolean forwardMode = settings.mode() == Mode.FORWARD_WS;
         this.forward = forwardMode ? new ForwardLink(settings.queueCapacity(), metrics) : null;
         this.client = forwardMode ? new ForwardClient(this, java.net.URI.create(settings.url())) : null;
@@ -103,7 +108,7 @@ public final class OneBotAdapter implements Adapter {
     @Override
     public void start(Inbound inbound) {
         this.inbound = inbound;
-        lanes.start();
+        lanes.start(inbound);
         ActionRelay r = relay;
         if (r != null) {
             r.start();
@@ -151,7 +156,9 @@ public final class OneBotAdapter implements Adapter {
         for (WsConnection c : connections) {
             c.channel.close().awaitUninterruptibly(1000);
         }
-        lanes.stop(Duration.ofSeconds(5));
+        if (!lanes.stop(Duration.ofSeconds(5))) {
+            LOG.warn("A {} lane still runs a handler after 5 s; stopping anyway", protocol.platform);
+        }
         // completions stays open: code still running (a module unloading) may send, and is refused through it
         metrics.unbind();
     }
@@ -419,25 +426,31 @@ public final class OneBotAdapter implements Adapter {
         return bot;
     }
 
+    /** An event on its chat's lane ({@code key}), and what runs after it (may be null). */
+    private record Queued(Object key, Event event, @Nullable Runnable then) {
+    }
+
+    /** A queued event, on its lane: through the pipeline, then its {@code then}. */
+    private void handle(Queued q) {
+        try {
+            Inbound in = inbound;
+            if (in != null) {
+                in.accept(q.event);
+            }
+        } finally {
+            if (q.then != null) {
+                q.then.run();
+            }
+        }
+    }
+
     /**
      * Queues {@code event} for the pipeline on its chat's lane; {@code then} (may be null) runs after it,
      * also when the lane is full (the event is then dropped and counted).
      */
     private void dispatch(Event event, @Nullable Runnable then) {
-        Inbound in = inbound;
         Object key = event instanceof MessageEvent m ? m.chat() : event.self().userId();
-        Runnable task = () -> {
-            try {
-                if (in != null) {
-                    in.accept(event);
-                }
-            } finally {
-                if (then != null) {
-                    then.run();
-                }
-            }
-        };
-        if (!lanes.offer(key, task)) {
+        if (!lanes.offer(new Queued(key, event, then))) {
             metrics.bad(OneBotMetrics.Bad.LANE_FULL, "event " + event.id() + " dropped: its lane holds "
                     + LANE_CAPACITY + " events not yet handled");
             if (then != null) {

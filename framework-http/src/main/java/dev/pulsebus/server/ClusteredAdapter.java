@@ -6,6 +6,7 @@ import dev.pulsebus.event.MessageEvent;
 import dev.pulsebus.event.MetaEvent;
 import dev.pulsebus.internal.FailureLog;
 import dev.pulsebus.pipeline.Adapter;
+import dev.pulsebus.pipeline.HandlerWatch;
 import dev.pulsebus.pipeline.Inbound;
 import dev.pulsebus.pipeline.InboundResult;
 import dev.pulsebus.pipeline.OutboundMessage;
@@ -63,7 +64,17 @@ final class ClusteredAdapter implements Adapter {
     @Override
     public void start(Inbound inbound) throws Exception {
         this.pipeline = inbound;
-        platform.start(this::handOver);
+        platform.start(new Inbound() { // its lanes watched by the pipeline: a broker down, events run here
+            @Override
+            public InboundResult accept(Event event) {
+                return handOver(event);
+            }
+
+            @Override
+            public HandlerWatch handlerWatch() {
+                return inbound.handlerWatch();
+            }
+        });
     }
 
     @Override

@@ -9,6 +9,7 @@ import dev.pulsebus.event.Message;
 import dev.pulsebus.event.Self;
 import dev.pulsebus.internal.Json;
 import dev.pulsebus.pipeline.Adapter;
+import dev.pulsebus.pipeline.ChatLanes;
 import dev.pulsebus.pipeline.Inbound;
 import dev.pulsebus.pipeline.InboundResult;
 import dev.pulsebus.pipeline.OutboundMessage;
@@ -19,7 +20,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
@@ -54,7 +54,7 @@ final class HttpChat implements Adapter {
     private final Self self = new Self(PLATFORM, BOT_USER);
     private final String idPrefix;
     private final AtomicLong ids = new AtomicLong();
-    private final Lane[] lanes = new Lane[LANES];
+    private final ChatLanes<GroupMessage> lanes;
     @SuppressWarnings("NullAway.Init") // set by start(), before a say is taken
     private volatile Inbound inbound;
     /** In a cluster: where said messages are handled (one instance per room) and whom commits wake. */
@@ -89,9 +89,8 @@ final class HttpChat implements Adapter {
         this.polls = polls;
         this.clock = clock;
         this.idPrefix = instance + "-";
-        for (int i = 0; i < LANES; i++) {
-            lanes[i] = new Lane(Math.max(1, maxPending / LANES));
-        }
+        this.lanes = new ChatLanes<>("pulsebus-http-lane", LANES, Math.max(1, maxPending / LANES),
+                GroupMessage::groupId, this::handleSaid);
     }
 
     static ChatRef room(String room) {
@@ -106,9 +105,7 @@ final class HttpChat implements Adapter {
     @Override
     public void start(Inbound inbound) {
         this.inbound = inbound;
-        for (Lane lane : lanes) {
-            lane.thread = Thread.ofVirtual().name("pulsebus-http-lane").start(lane::run);
-        }
+        lanes.start(inbound);
     }
 
     /**
@@ -118,22 +115,9 @@ final class HttpChat implements Adapter {
      */
     @Override
     public void stop() throws InterruptedException {
-        for (Lane lane : lanes) {
-            lane.stopping = true;
-            if (lane.thread != null) {
-                lane.thread.interrupt();
-            }
-        }
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(STOP_WAIT_MILLIS);
-        for (Lane lane : lanes) {
-            if (lane.thread != null) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0 || !lane.thread.join(java.time.Duration.ofNanos(left))) {
-                    LOG.warn("An HTTP chat lane is still handling a message after {} ms; shutting down anyway",
-                            STOP_WAIT_MILLIS);
-                    return;
-                }
-            }
+        if (!lanes.stop(java.time.Duration.ofMillis(STOP_WAIT_MILLIS))) {
+            LOG.warn("An HTTP chat lane is still handling a message after {} ms; shutting down anyway",
+                    STOP_WAIT_MILLIS);
         }
     }
 
@@ -142,8 +126,7 @@ final class HttpChat implements Adapter {
      * null when the room's lane is full (nothing stored). Fails at once while the store is failing.
      */
     CompletionStage<TranscriptRecord> say(String room, String user, String text) {
-        Lane lane = lanes[Math.floorMod(room.hashCode(), LANES)];
-        if (lane.stopping || lane.queue.remainingCapacity() == 0) {
+        if (!lanes.hasRoom(room)) {
             refused.increment();
             return CompletableFuture.completedFuture(null);
         }
@@ -165,7 +148,7 @@ final class HttpChat implements Adapter {
                     history.committed(room, record);
                     polls.published(room, record);
                     GroupMessage event = new GroupMessage(id, record.time(), self, "", id, message, user, room, null);
-                    if (!lane.queue.offer(event)) {
+                    if (!lanes.offer(event)) {
                         refused.increment();
                         LOG.warn("Message {} in room {} stored but not handled: the room's lane filled up", id, room);
                     }
@@ -510,38 +493,16 @@ final class HttpChat implements Adapter {
         }
     }
 
-    /** Messages of one lane, handled in order on its own virtual thread. */
-    private final class Lane {
-        final ArrayBlockingQueue<GroupMessage> queue;
-        volatile boolean stopping;
-        @SuppressWarnings("NullAway.Init") // set when the lane starts, before its queue is offered to
-        Thread thread;
-
-        Lane(int capacity) {
-            queue = new ArrayBlockingQueue<>(capacity);
-        }
-
-        void run() {
-            while (true) {
-                GroupMessage m;
-                try {
-                    m = stopping ? queue.poll() : queue.take();
-                } catch (InterruptedException e) {
-                    continue; // stopping: drain what is left
-                }
-                if (m == null) {
-                    return;
-                }
-                try {
-                    InboundResult result = inbound.accept(m);
-                    if (result == InboundResult.COMMAND || result == InboundResult.PUBLISHED
-                            || result == InboundResult.ANSWERED) {
-                        handled.increment();
-                    }
-                } catch (RuntimeException e) {
-                    LOG.error("Message {} in room {} failed in the pipeline", m.messageId(), m.groupId(), e);
-                }
+    /** A said message, on its room's lane: through the pipeline. */
+    private void handleSaid(GroupMessage m) {
+        try {
+            InboundResult result = inbound.accept(m);
+            if (result == InboundResult.COMMAND || result == InboundResult.PUBLISHED
+                    || result == InboundResult.ANSWERED) {
+                handled.increment();
             }
+        } catch (RuntimeException e) {
+            LOG.error("Message {} in room {} failed in the pipeline", m.messageId(), m.groupId(), e);
         }
     }
 }

@@ -207,7 +207,7 @@ public final class PulseBusServer implements AutoCloseable {
             this.chat = new HttpChat(transcripts, rooms, polls, Clock.systemUTC(), ids, config.maxPendingMessages(),
                     cluster, work);
             MessagePipeline.Builder pb = MessagePipeline.builder(bus).commands(commands).adapter(chat)
-                    .transcripts(transcripts)
+                    .transcripts(transcripts).stallAfter(Duration.ofMillis(config.busStallMs()))
                     .recordWhen(c -> !HttpChat.PLATFORM.equals(c.platform())) // the http platform records its own
                     .meterRegistry(registry);
             List<OneBotAdapter> onebot = new ArrayList<>();
@@ -234,7 +234,8 @@ public final class PulseBusServer implements AutoCloseable {
             // transcripts flush: within the time left, but what the storage and event loops after it need
             opened.add("pipeline", left -> pipeline.close(Duration.ofNanos(left - reserve(left))));
             ModuleHost.Builder mb = ModuleHost.builder(bus, commands).pipeline(pipeline).kv(storage.kv())
-                    .config(liveConfig).routes(routes).migrator(storage::migrate).meterRegistry(registry);
+                    .config(liveConfig).routes(routes).migrator(storage::migrate).meterRegistry(registry)
+                    .loadTimeout(Duration.ofMillis(config.moduleLoadTimeoutMs()));
             if (cluster != null) {
                 mb.scheduleClaims(cluster.scheduleClaims()); // a daily message goes out once, not once per instance
             }
@@ -414,8 +415,9 @@ public final class PulseBusServer implements AutoCloseable {
     }
 
     /**
-     * {@code /health}: DOWN (503) when storage is down, DEGRADED when transcripts fail or a OneBot or Telegram bot
-     * is down (each one a component {@code onebot11:<self_id>}, {@code telegram:<bot id>}), otherwise UP; why
+     * {@code /health}: DOWN (503) when storage is down, DEGRADED when transcripts fail, a OneBot or Telegram bot
+     * is down (each one a component {@code onebot11:<self_id>}, {@code telegram:<bot id>}) or a handler runs past
+     * {@code bus.stall_ms} (component {@code handlers}), otherwise UP; why
      * storage is down ({@code error}, an exception's text that can name database hosts and users) only
      * {@code withError}, for a client the token admits. The answers are written again only when something
      * in them changed: asked many times a second, it mostly has not, and they are then the same bytes.
@@ -477,6 +479,8 @@ public final class PulseBusServer implements AutoCloseable {
         if (telegram != null) {
             platforms = platforms * 31 + telegram.healthState();
         }
+        int stalled = pipeline.handlerWatch().stalled();
+        platforms = platforms * 31 + stalled;
         Cluster c = cluster;
         if (c != null) {
             platforms = platforms * 31 + (c.brokerUp() ? 1 : 0) + (c.redisUp() ? 2 : 0) + 4L * c.partitionsHeld();
@@ -487,9 +491,10 @@ public final class PulseBusServer implements AutoCloseable {
         }
         Map<String, Boolean> bots = bots();
         boolean botsUp = !bots.containsValue(false);
+        bots.put("handlers", stalled == 0); // DOWN while a handler runs past bus.stall_ms
         Map<String, Object> clusterHealth = c == null ? null : c.health();
         boolean clusterUp = clusterHealth == null || "UP".equals(clusterHealth.get("status"));
-        String status = !storageUp ? "DOWN" : !transcriptsUp || !botsUp || !clusterUp ? "DEGRADED" : "UP";
+        String status = !storageUp ? "DOWN" : !transcriptsUp || !botsUp || !clusterUp || stalled > 0 ? "DEGRADED" : "UP";
         HttpResponseStatus code = storageUp ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE;
         HttpHandler.Health states = new HttpHandler.Health(code, Responses.health(status, instance, VERSION, uptime,
                 received, handled, storageUp, transcriptsUp, httpUp, bots, clusterHealth, null));
@@ -541,6 +546,8 @@ public final class PulseBusServer implements AutoCloseable {
         Gauge.builder(COMPONENT_UP, transcripts, t -> t.healthy() ? 1 : 0).tag("component", "transcripts")
                 .description(COMPONENT_UP_HELP).register(registry);
         Gauge.builder(COMPONENT_UP, closed, c -> c.get() ? 0 : 1).tag("component", "http")
+                .description(COMPONENT_UP_HELP).register(registry);
+        Gauge.builder(COMPONENT_UP, pipeline.handlerWatch(), w -> w.stalled() == 0 ? 1 : 0).tag("component", "handlers")
                 .description(COMPONENT_UP_HELP).register(registry);
         Gauge.builder("pulsebus.build.info", () -> 1)
                 .tags("version", BuildInfo.CURRENT.version(), "commit", BuildInfo.CURRENT.commit(),

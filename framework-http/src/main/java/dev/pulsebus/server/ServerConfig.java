@@ -28,7 +28,8 @@ public record ServerConfig(
         Path dataDir, String jdbcUrl, String username, String password, String synchronous, long cacheSize,
         int keepPerChat, int maxAgeDays, int slowHandlerMs,
         Path modulesDir, Map<String, Map<String, String>> modules, List<OneBotSettings> onebot,
-        @Nullable TelegramSettings telegram, ClusterSettings cluster, @Nullable Path file) {
+        @Nullable TelegramSettings telegram, ClusterSettings cluster, @Nullable Path file, int moduleLoadTimeoutMs,
+        int busStallMs) {
 
     /** This configuration with its modules folder at {@code dir} (no setting names it: it is {@code modules}). */
     ServerConfig withModulesDir(Path dir) {
@@ -36,7 +37,7 @@ public record ServerConfig(
                 maxPendingMessages, maxPollTimeoutMs, shutdownTimeoutMs, adminToken, allowedHosts, maxConnectionsPerClient,
                 instance, metricsEnabled, dataDir, jdbcUrl,
                 username, password, synchronous, cacheSize, keepPerChat, maxAgeDays, slowHandlerMs, dir, modules, onebot,
-                telegram, cluster, file);
+                telegram, cluster, file, moduleLoadTimeoutMs, busStallMs);
     }
 
     /** {@code server.max_connections_per_client} when not set: a few browsers' worth, well under the global cap. */
@@ -50,9 +51,9 @@ public record ServerConfig(
             "metrics", Set.of("enabled"),
             "storage", Set.of("data_dir", "jdbc_url", "username", "password", "synchronous", "cache_size"),
             "transcript", Set.of("keep_per_chat", "max_age_days"),
-            "bus", Set.of("slow_handler_ms"),
+            "bus", Set.of("slow_handler_ms", "stall_ms"),
             "cluster", ClusterSettings.KEYS,
-            "modules", Set.of(),
+            "modules", Set.of("load_timeout_ms"), // and each module's own section, [modules.<id>]
             "adapters", Set.of());
     /** The adapters' sections, {@code [adapters.onebot11]} and {@code [adapters.onebot12]}, by OneBot version. */
     private static final Map<String, Integer> ADAPTERS = Map.of("onebot11", 11, "onebot12", 12);
@@ -110,6 +111,10 @@ public record ServerConfig(
                 if (cut > 0) {
                     modules.computeIfAbsent(rest.substring(0, cut), m -> new LinkedHashMap<>())
                             .put(rest.substring(cut + 1), snapshot.getString(key, ""));
+                } else if (!keys.contains(rest)) {
+                    throw new ConfigException(source + ": unknown setting " + key + "; known in [modules]: "
+                            + String.join(", ", keys.stream().sorted().toList())
+                            + ", and a module's own settings go in [modules.<id>]");
                 }
             } else if (section.equals("adapters")) {
                 int cut = rest.indexOf('.');
@@ -171,7 +176,9 @@ public record ServerConfig(
                 Path.of("modules"),
                 modules.entrySet().stream().collect(java.util.stream.Collectors.toUnmodifiableMap(
                         Map.Entry::getKey, e -> Map.copyOf(e.getValue()))),
-                onebot, telegram, cluster, file);
+                onebot, telegram, cluster, file,
+                r.integer("modules", "load_timeout_ms", 10_000, 1, 3_600_000),
+                r.integer("bus", "stall_ms", 10_000, 0, 3_600_000));
     }
 
     /**
@@ -202,8 +209,9 @@ public record ServerConfig(
     ServerConfig with(@Nullable Integer port, @Nullable Path dataDir) {
         return new ServerConfig(host, port != null ? port : this.port, token, maxBodyBytes, maxHeaderBytes,
                 maxConnections, requestTimeoutMs, maxPendingMessages, maxPollTimeoutMs, shutdownTimeoutMs, adminToken,
-                allowedHosts, maxConnectionsPerClient, instance, metricsEnabled, dataDir != null ? dataDir : this.dataDir, jdbcUrl, username, password, synchronous,
-                cacheSize, keepPerChat, maxAgeDays, slowHandlerMs, modulesDir, modules, onebot, telegram, cluster, file);
+                allowedHosts, maxConnectionsPerClient, instance, metricsEnabled, dataDir != null ? dataDir : this.dataDir,
+                jdbcUrl, username, password, synchronous, cacheSize, keepPerChat, maxAgeDays, slowHandlerMs, modulesDir,
+                modules, onebot, telegram, cluster, file, moduleLoadTimeoutMs, busStallMs);
     }
 
     /** Typed reads of one setting with its default and range, naming the setting when it is wrong. */

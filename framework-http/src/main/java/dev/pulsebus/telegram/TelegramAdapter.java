@@ -4,10 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulsebus.adapter.JsonBytes;
 import dev.pulsebus.event.Event;
+import dev.pulsebus.event.MessageEvent;
 import dev.pulsebus.internal.Backoff;
+import dev.pulsebus.internal.FailureLog;
 import dev.pulsebus.internal.Json;
 import dev.pulsebus.kv.Kv;
 import dev.pulsebus.pipeline.Adapter;
+import dev.pulsebus.pipeline.ChatLanes;
 import dev.pulsebus.pipeline.Inbound;
 import dev.pulsebus.pipeline.OutboundMessage;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -44,13 +47,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Polling</b> ({@link TelegramSettings.Mode#POLLING}): one poller per bot, a virtual thread that calls
  * {@code deleteWebhook} once (a webhook left from webhook mode would make {@code getUpdates} fail) and then
- * {@code getUpdates} with {@code timeout} and {@code offset} over and over, handing each update to the
- * pipeline in order and then storing its {@code update_id} in the KV store (namespace {@value #KV_NAMESPACE};
+ * {@code getUpdates} with {@code timeout} and {@code offset} over and over, handing each update to its chat's
+ * lane ({@link ChatLanes}: a chat's updates are handled in order, and the poller never waits on a handler, so
+ * one that never returns holds up its own chat only) and then storing its {@code update_id} in the KV store
+ * (namespace {@value #KV_NAMESPACE};
  * ordered asynchronous writes, the answer done once its last has committed, before the next poll confirms
  * it), so a restart asks from the next one: an update confirmed is never asked again, one not yet stored is
- * asked again (a kill between the pipeline and the commit repeats the updates of that answer handled since
- * the last commit; the pipeline drops a repeat within one run). A network error or a Bot API error waits a {@link Backoff} delay (0.5 s doubling to 30 s)
- * and the bot shows down until a call works again. Stopping lets a poller finish the batch it has.
+ * asked again (a kill between the hand-off and the commit repeats the updates of that answer handed on since
+ * the last commit; the pipeline drops a repeat within one run; a kill loses the updates stored but still
+ * waiting on their lanes). An update whose lane is full is asked for again at the next poll. A network error
+ * or a Bot API error waits a {@link Backoff} delay (0.5 s doubling to 30 s) and the bot shows down until a
+ * call works again. Stopping lets a poller finish the batch it has, and the lanes what they hold.
  *
  * <p><b>Webhook</b> ({@link TelegramSettings.Mode#WEBHOOK}): {@code setWebhook} at start (retried with the
  * same backoff until it works), then Telegram POSTs updates to {@code /telegram/<bot id>/webhook} on the
@@ -77,6 +84,9 @@ public final class TelegramAdapter implements Adapter {
     static final long EMPTY_POLL_PAUSE_MILLIS = 200;
     /** How long a stop lets a poll come back by itself before it cuts the poll off. */
     static final Duration STOP_GRACE = Duration.ofSeconds(1);
+    /** Lanes polled updates wait on, a chat always on the same one, and the updates each holds at most. */
+    static final int LANES = 16;
+    static final int LANE_CAPACITY = 1024;
     /** How long a batch waits for its last offset to be stored before it goes on (warning). */
     static final Duration STORE_WAIT = Duration.ofSeconds(30);
 
@@ -91,6 +101,10 @@ public final class TelegramAdapter implements Adapter {
     private final ExecutorService work = Executors.newVirtualThreadPerTaskExecutor();
     private volatile @Nullable Inbound inbound;
     private volatile boolean stopping;
+    /** Where polled updates wait for the pipeline, by chat: the poller hands them on and never waits on a handler. */
+    private final ChatLanes<Event> lanes = new ChatLanes<>("pulsebus-telegram-lane", LANES, LANE_CAPACITY,
+            TelegramAdapter::chatOf, this::handle);
+    private final FailureLog laneFull = FailureLog.warning(LOG, Duration.ofMinutes(1));
 
     /** One bot: its token, what {@code getMe} said, whether it works, its poller. */
     static final class Bot {
@@ -158,6 +172,7 @@ public final class TelegramAdapter implements Adapter {
     @Override
     public void start(Inbound inbound) {
         this.inbound = inbound;
+        lanes.start(inbound);
         for (Bot bot : bots.values()) {
             bot.thread = Thread.ofVirtual().name("pulsebus-telegram-" + bot.id).start(() -> run(bot));
         }
@@ -190,8 +205,11 @@ public final class TelegramAdapter implements Adapter {
         for (Bot bot : bots.values()) {
             Thread t = bot.thread;
             if (t != null && !t.join(Duration.ofSeconds(5))) {
-                LOG.warn("Telegram bot {}: its poller still runs a handler after 5 s; stopping anyway", bot.id);
+                LOG.warn("Telegram bot {}: its poller still runs after 5 s; stopping anyway", bot.id);
             }
+        }
+        if (!lanes.stop(Duration.ofSeconds(5))) {
+            LOG.warn("Telegram: a lane still runs a handler after 5 s; stopping anyway");
         }
         metrics.unbind();
         api.close();
@@ -325,16 +343,19 @@ public final class TelegramAdapter implements Adapter {
             }
             bot.up = true;
             backoff.reset();
-            long last;
+            long next;
             try {
-                last = handleBatch(batch == null ? List.of() : batch, key, offset);
+                next = handleBatch(batch == null ? List.of() : batch, key, offset);
             } finally {
                 synchronized (bot.pollLock) {
                     bot.inBatch = false;
                 }
             }
-            offset = Math.max(offset, last + 1);
-            if (batch == null || batch.isEmpty()) {
+            boolean laneWasFull = next < 0; // asked again from the update that found its lane full
+            offset = Math.max(offset, laneWasFull ? -next : next);
+            if (laneWasFull) {
+                sleeper.sleep(EMPTY_POLL_PAUSE_MILLIS);
+            } else if (batch == null || batch.isEmpty()) {
                 if (System.nanoTime() - started < Duration.ofSeconds(settings.pollTimeoutSeconds()).toNanos()) {
                     sleeper.sleep(EMPTY_POLL_PAUSE_MILLIS);
                 }
@@ -373,14 +394,16 @@ public final class TelegramAdapter implements Adapter {
     }
 
     /**
-     * Hands the updates of one answer to the pipeline in order, storing each one's {@code update_id} after it;
-     * a bad one is counted and stored too. The stores are the KV's ordered asynchronous writes, so the next
-     * update's pipeline runs while the last one's commit does; the batch ends when its last store has
-     * committed, so the next {@code getUpdates} (which confirms the batch to Telegram) never runs ahead of the
-     * stored offset. The highest {@code update_id} seen, -1 when none.
+     * Hands the updates of one answer to their chats' lanes in order (never waiting for a handler), storing each
+     * one's {@code update_id} after it; a bad one is counted and stored too. The stores are the KV's ordered
+     * asynchronous writes; the batch ends when its last store has committed, so the next {@code getUpdates}
+     * (which confirms the batch to Telegram) never runs ahead of the stored offset. An update whose lane is full
+     * ends the batch unstored: the next poll asks from it (the pipeline drops the repeats of those handed on
+     * after it). The offset to ask from next; negated when a lane was full.
      */
     private long handleBatch(List<Polled> batch, String key, long offset) throws InterruptedException {
         long last = -1;
+        long full = 0;
         CompletableFuture<Void> stored = null;
         long storedId = -1;
         for (Polled u : batch) {
@@ -395,8 +418,13 @@ public final class TelegramAdapter implements Adapter {
             Event event = u.event();
             if (event == null) {
                 metrics.bad(TelegramMetrics.Bad.INVALID, u.problem());
+            } else if (lanes.offer(event)) {
+                metrics.update(u.type());
             } else {
-                accept(u.type(), event);
+                laneFull.warn("Telegram: update {} waits: its chat's lane holds {} updates not yet handled; asking "
+                        + "for it again", u.updateId(), LANE_CAPACITY);
+                full = u.updateId();
+                break;
             }
             CompletableFuture<Void> s = store(key, u.updateId());
             if (s != null) {
@@ -412,7 +440,20 @@ public final class TelegramAdapter implements Adapter {
                         storedId, e instanceof ExecutionException x && x.getCause() != null ? x.getCause() : e);
             }
         }
-        return last;
+        return full > 0 ? -full : last + 1;
+    }
+
+    /** An update's ordering key: its chat, or the bot for an update of no chat. */
+    private static Object chatOf(Event event) {
+        return event instanceof MessageEvent m ? m.chat() : event.self().userId();
+    }
+
+    /** A polled update, on its chat's lane: through the pipeline. */
+    private void handle(Event event) {
+        Inbound in = inbound;
+        if (in != null) {
+            in.accept(event);
+        }
     }
 
     private long storedOffset(String key) {

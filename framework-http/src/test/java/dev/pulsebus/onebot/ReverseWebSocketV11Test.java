@@ -86,6 +86,28 @@ class ReverseWebSocketV11Test {
     }
 
     @Test
+    void aUserPermissionNamingOneBotAdmitsItsUserAndNotTheHttpUserOfTheSameId() throws Exception {
+        start("");
+        server.server.commands().register(dev.pulsebus.command.Command.named("op")
+                .permission(dev.pulsebus.command.Permissions.users(java.util.Set.of("onebot11:12345678")))
+                .handler(c -> c.reply("done")));
+        FakeOneBot.Client bot = bot(10001000, "Universal", "/onebot/v11/ws");
+        bot.send(Fixtures.v11Group(10001000, 5, 123456, "/op")); // from user 12345678
+        assertThat(fake.next().params().get("message").toString()).contains("\"text\":\"done\"");
+
+        java.net.http.HttpResponse<String> said = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(server.http("/api/rooms/ops/messages"))
+                        .header("Content-Type", "application/json")
+                        .POST(java.net.http.HttpRequest.BodyPublishers.ofString(
+                                "{\"user\": \"12345678\", \"text\": \"/op\"}")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(said.statusCode()).isEqualTo(201);
+        assertThat(Await.until(WAIT, () -> server.history(ChatRef.group("http", "ops")).stream()
+                .anyMatch(r -> r.outbound() && r.message().plainText().equals("You are not allowed to use /op."))))
+                .as("the HTTP user who names herself 12345678 is refused").isTrue();
+    }
+
+    @Test
     void aMissingOrWrongTokenIsRefusedWith401BeforeTheUpgrade() throws Exception {
         start("");
         assertThatThrownBy(() -> fake.connect(server.ws("/onebot/v11/ws"), "X-Self-ID", "1"))

@@ -216,6 +216,40 @@ class ConsoleApiTest {
         }
     }
 
+    /** What a version of "hot" whose load never ends on its own runs in its {@code onLoad}. */
+    static final String STUCK = "try { new java.util.concurrent.CountDownLatch(1).await(); }"
+            + " catch (InterruptedException e) { }"; // then registers, too late
+
+    @Test
+    void aModuleWhoseLoadNeverEndsIsSkippedAtStartAndRefusedLaterAndTheHostStaysUsable() throws Exception {
+        Path modules = Files.createDirectories(dir.resolve("modules"));
+        Path jars = Files.createDirectories(dir.resolve("jars"));
+        Files.copy(hot(jars, "stuck", STUCK), modules.resolve("hot-stuck.jar"));
+        String bounded = "\n[modules]\nload_timeout_ms = 400\n";
+        try (TestServer t = serverWithModules(Files.createDirectories(dir.resolve("server")), bounded, modules)) {
+            JsonNode list = json(t.get("/api/admin/modules"));
+            assertThat(list.get("modules").toString()).as("the server runs without it").doesNotContain("\"hot\"")
+                    .contains("\"example\"");
+            assertThat(t.get("/modules/hot/v").statusCode()).as("its route was rolled back").isEqualTo(404);
+            HttpResponse<String> errors = t.get("/api/admin/errors");
+            assertThat(errors.body()).as("the ERROR names the jar")
+                    .contains("Modules of " + modules.resolve("hot-stuck.jar") + " are not loaded")
+                    .contains("400 ms (modules.load_timeout_ms)");
+
+            HttpResponse<String> refused = t.post("/api/admin/modules/load", "{\"jar\": \"hot-stuck.jar\"}");
+            assertThat(refused.statusCode()).isEqualTo(409);
+            assertThat(json(refused).get("error").asText()).contains("module 'hot' failed to load",
+                    "400 ms (modules.load_timeout_ms)");
+            assertThat(t.get("/modules/hot/v").statusCode()).isEqualTo(404);
+
+            Files.copy(hot(jars, "v1", ""), modules.resolve("hot-v1.jar"));
+            HttpResponse<String> loaded = t.post("/api/admin/modules/load", "{\"jar\": \"hot-v1.jar\"}");
+            assertThat(loaded.statusCode()).as(loaded.body()).isEqualTo(200);
+            assertThat(t.get("/modules/hot/v").body()).isEqualTo("v1");
+            assertThat(t.post("/api/admin/modules/hot/unload", "").statusCode()).isEqualTo(200);
+        }
+    }
+
     private static JsonNode module(JsonNode list, String name) {
         for (JsonNode m : list.get("modules")) {
             if (m.get("name").asText().equals(name)) {

@@ -30,6 +30,8 @@ class ServerConfigTest {
         assertThat(shipped.slowHandlerMs()).isEqualTo(1000).isEqualTo(defaults.slowHandlerMs());
         assertThat(shipped.token()).isEmpty();
         assertThat(shipped.modules()).containsKey("example");
+        assertThat(shipped.moduleLoadTimeoutMs()).isEqualTo(10_000).isEqualTo(defaults.moduleLoadTimeoutMs());
+        assertThat(shipped.busStallMs()).isEqualTo(10_000).isEqualTo(defaults.busStallMs());
     }
 
     @Test
@@ -51,6 +53,22 @@ class ServerConfigTest {
                 .as("the launcher's and the test tools' variables are not settings").isEqualTo(9000);
         assertThatThrownBy(() -> ServerConfig.load(f, false, Map.of("PULSEBUS_SERVER_PROT", "1")))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("PULSEBUS_SERVER_PROT names no setting");
+    }
+
+    @Test
+    void theModuleLoadTimeoutIsASettingOfModulesBesideTheModulesOwnSections() throws Exception {
+        assertThat(ServerConfig.defaults().moduleLoadTimeoutMs()).isEqualTo(10_000);
+        ServerConfig c = ServerConfig.load(write("[modules]\nload_timeout_ms = 2500\n\n[modules.hello]\ngreeting = \"hi\"\n"),
+                false, Map.of());
+        assertThat(c.moduleLoadTimeoutMs()).isEqualTo(2500);
+        assertThat(c.modules()).as("not a module's section").containsOnlyKeys("hello");
+        assertThat(ServerConfig.load(write(""), false, Map.of("PULSEBUS_MODULES_LOAD_TIMEOUT_MS", "700"))
+                .moduleLoadTimeoutMs()).isEqualTo(700);
+        assertThatThrownBy(() -> ServerConfig.load(write("[modules]\nload_timeout_ms = 0\n"), false, Map.of()))
+                .hasMessageContaining("modules.load_timeout_ms must be between 1 and");
+        assertThatThrownBy(() -> ServerConfig.load(write("[modules]\nload_timeout = 5\n"), false, Map.of()))
+                .hasMessageContaining("unknown setting modules.load_timeout; known in [modules]: load_timeout_ms")
+                .hasMessageContaining("[modules.<id>]");
     }
 
     @Test

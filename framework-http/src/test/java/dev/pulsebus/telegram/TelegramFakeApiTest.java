@@ -73,6 +73,15 @@ class TelegramFakeApiTest {
                 """.formatted(updateId, updateId + 100, text);
     }
 
+    /** A private message from user (and chat) {@code user}. */
+    private static String textFrom(long updateId, long user, String text) {
+        return """
+                {"update_id": %d, "message": {"message_id": %d, "date": 1441645532,
+                 "from": {"id": %d, "is_bot": false, "first_name": "Someone"},
+                 "chat": {"id": %d, "type": "private", "first_name": "Someone"}, "text": "%s"}}
+                """.formatted(updateId, updateId + 100, user, user, text);
+    }
+
     private List<String> ids() {
         return events.stream().map(Event::id).toList();
     }
@@ -98,6 +107,42 @@ class TelegramFakeApiTest {
         assertThat(ids()).containsExactly("tg:123456:1", "tg:123456:2", "tg:123456:3", "tg:123456:4",
                 "tg:123456:5", "tg:123456:6");
         assertThat(api.calls("getUpdates").get(before).params().path("offset").asLong()).isEqualTo(4);
+    }
+
+    @Test
+    void aHandlerThatDoesNotReturnHoldsUpItsOwnChatOnlyAndThePollerGoesOn() throws Exception {
+        long stuck = 1111111;
+        long other = 2222222;
+        while (Math.floorMod(ChatRef.privateChat("telegram", Long.toString(other)).hashCode(), TelegramAdapter.LANES)
+                == Math.floorMod(ChatRef.privateChat("telegram", Long.toString(stuck)).hashCode(), TelegramAdapter.LANES)) {
+            other++; // on another lane: with no pipeline watching, a lane is the stuck chat's until it returns
+        }
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        TelegramAdapter a = adapter(api.url(), new MemoryKvStore().namespace(TelegramAdapter.KV_NAMESPACE), false);
+        a.start(e -> {
+            if (e instanceof dev.pulsebus.event.MessageEvent m && m.userId().equals(Long.toString(stuck))
+                    && m.message().plainText().equals("/hang")) {
+                try {
+                    release.await();
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            events.add(e);
+            return InboundResult.PUBLISHED;
+        });
+        started.add(a);
+        api.push(textFrom(1, stuck, "/hang"));
+        api.push(textFrom(2, other, "hi"));
+        assertThat(Await.until(WAIT, () -> ids().contains("tg:123456:2"))).as("the other chat is handled").isTrue();
+        api.push(textFrom(3, stuck, "after"));
+        api.push(textFrom(4, other, "again"));
+        assertThat(Await.until(WAIT, () -> ids().contains("tg:123456:4"))).as("the poller polls on").isTrue();
+        assertThat(ids()).containsExactly("tg:123456:2", "tg:123456:4");
+
+        release.countDown();
+        assertThat(Await.until(WAIT, () -> events.size() == 4)).isTrue();
+        assertThat(ids()).as("the stuck chat's own order").containsSubsequence("tg:123456:1", "tg:123456:3");
     }
 
     @Test

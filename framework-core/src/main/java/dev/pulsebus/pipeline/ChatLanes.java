@@ -1,0 +1,253 @@
+package dev.pulsebus.pipeline;
+
+import dev.pulsebus.internal.FailureLog;
+import dev.pulsebus.internal.RunningHandler;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Where an adapter's inbound events wait for the pipeline: a fixed number of lanes, each a queue of at most
+ * {@code capacity} items and a virtual thread that hands them to {@code handler} in order; an item's lane is
+ * chosen by its key (its chat), so one chat's events are handled in the order they came, and never on an I/O
+ * thread. {@link #offer} never waits: a full lane refuses (the caller counts it).
+ *
+ * <p><b>Stalls.</b> Each worker writes when it started its current item (a volatile write per item; no lock,
+ * nothing allocated), which the pipeline's {@link HandlerWatch} scans. When a handler runs past
+ * {@code bus.stall_ms}, its worker is left to it and a fresh worker takes over the lane's queue, so the
+ * lane's other chats go on; the stalled chat's later items are set aside (at most {@code capacity} per lane,
+ * more are dropped and counted) and handled, in order, by the stalled worker once its handler returns.
+ * Thread-safe.
+ */
+public final class ChatLanes<T> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ChatLanes.class);
+    private static final long POLL_MILLIS = 100;
+
+    private final String name;
+    private final Function<? super T, ?> keyOf;
+    private final Consumer<? super T> handler;
+    private final List<Lane> lanes;
+    private final int capacity;
+    private final LongAdder droppedAside = new LongAdder();
+    private final FailureLog asideFull = FailureLog.warning(LOG, Duration.ofMinutes(1));
+    private volatile HandlerWatch watch = HandlerWatch.NONE;
+    private volatile boolean stopping;
+
+    /**
+     * @param name     the workers' thread name, and how stall reports name the lanes
+     * @param keyOf    an item's ordering key (its chat); equal keys share a lane
+     * @param handler  what each item goes through (the pipeline); what it throws is logged
+     */
+    public ChatLanes(String name, int lanes, int capacity, Function<? super T, ?> keyOf, Consumer<? super T> handler) {
+        if (lanes < 1 || capacity < 1) {
+            throw new IllegalArgumentException("lanes and capacity must be positive, were " + lanes + ", " + capacity);
+        }
+        this.name = Objects.requireNonNull(name, "name");
+        this.keyOf = Objects.requireNonNull(keyOf, "keyOf");
+        this.handler = Objects.requireNonNull(handler, "handler");
+        this.capacity = capacity;
+        List<Lane> made = new ArrayList<>(lanes);
+        for (int i = 0; i < lanes; i++) {
+            made.add(new Lane(i));
+        }
+        this.lanes = List.copyOf(made);
+    }
+
+    /** Starts a worker per lane, its runs watched by {@code inbound}'s {@link Inbound#handlerWatch()}. Idempotent. */
+    public synchronized void start(Inbound inbound) {
+        this.watch = inbound.handlerWatch();
+        for (Lane lane : lanes) {
+            synchronized (lane) {
+                if (lane.worker == null) {
+                    lane.worker = new Worker(lane);
+                }
+            }
+        }
+    }
+
+    /** Queues {@code item} on its key's lane; false when that lane is full or the lanes stop. */
+    public boolean offer(T item) {
+        return !stopping && laneOf(keyOf.apply(item)).queue.offer(item);
+    }
+
+    /** Whether the lane of {@code key} has room for one more item now. */
+    public boolean hasRoom(Object key) {
+        return !stopping && laneOf(key).queue.remainingCapacity() > 0;
+    }
+
+    /** Items of stalled chats dropped because their lane had {@code capacity} set aside already. */
+    public long droppedAside() {
+        return droppedAside.sum();
+    }
+
+    private Lane laneOf(Object key) {
+        return lanes.get(Math.floorMod(key.hashCode(), lanes.size()));
+    }
+
+    /**
+     * Refuses new items and lets each lane's worker finish what its queue holds, waiting at most {@code timeout}
+     * in all; returns whether they all did (a worker left to a stalled handler is not waited for).
+     */
+    public boolean stop(Duration timeout) throws InterruptedException {
+        stopping = true;
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (Lane lane : lanes) {
+            Worker w;
+            synchronized (lane) {
+                w = lane.worker;
+            }
+            if (w != null && !w.thread.join(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** One lane: its queue, its worker, and the items of its stalled chats set aside. */
+    private final class Lane {
+        final int index;
+        final ArrayBlockingQueue<T> queue = new ArrayBlockingQueue<>(capacity);
+        /** The worker taking from the queue. Guarded by this. */
+        @Nullable Worker worker;
+        /** Per stalled chat, its items taken from the queue meanwhile. Guarded by this. */
+        final Map<Object, ArrayDeque<T>> aside = new HashMap<>();
+        int asideCount;
+        /** Whether {@link #aside} has a chat: read per item without the lock. */
+        volatile boolean anyStalled;
+
+        Lane(int index) {
+            this.index = index;
+        }
+
+        /**
+         * Claims {@code w}'s run if it has stalled; then, unless the lane moved on from {@code w} already (a set-aside
+         * item stalled again), leaves {@code w} to it, sets its chat's next items aside for it, and starts a fresh
+         * worker on the queue. Under the lane's lock, so {@code w}, ending its run meanwhile, finds its chat's entry.
+         */
+        synchronized boolean stalled(Worker w, long nanoTime, long stallNanos) {
+            if (worker == w && stopping) {
+                return false; // the lane's worker finishes the queue: the stop's own timeout bounds the wait
+            }
+            if (!w.slot.claim(nanoTime, stallNanos)) {
+                return false;
+            }
+            if (worker == w) {
+                Object key = w.slot.key();
+                if (key != null) {
+                    aside.putIfAbsent(key, new ArrayDeque<>());
+                    anyStalled = true;
+                }
+                worker = new Worker(this);
+            }
+            return true;
+        }
+
+        /** Sets {@code item} aside when its chat is stalled; false when it is not (the caller handles it). */
+        synchronized boolean setAside(T item, Object key) {
+            ArrayDeque<T> waiting = aside.get(key);
+            if (waiting == null) {
+                return false;
+            }
+            if (asideCount >= capacity) {
+                droppedAside.increment();
+                asideFull.warn("Lane {} of {} dropped an event of stalled chat {}: {} events wait for stalled chats "
+                        + "({} dropped in all)", index, name, key, capacity, droppedAside.sum());
+                return true;
+            }
+            waiting.add(item);
+            asideCount++;
+            return true;
+        }
+
+        /** The next item set aside for {@code key}; null, and the chat no longer stalled, when none is left. */
+        synchronized @Nullable T nextAside(Object key) {
+            ArrayDeque<T> waiting = aside.get(key);
+            T next = waiting == null ? null : waiting.poll();
+            if (next == null) {
+                aside.remove(key);
+                anyStalled = !aside.isEmpty();
+            } else {
+                asideCount--;
+            }
+            return next;
+        }
+    }
+
+    /** A lane's virtual thread: takes the queue's items until the lanes stop, or it is left to a stalled run. */
+    private final class Worker implements Runnable {
+        final Lane lane;
+        final Thread thread;
+        @SuppressWarnings("NullAway.Init") // set first thing on its thread, before it is watched
+        RunningHandler slot;
+
+        Worker(Lane lane) {
+            this.lane = lane;
+            this.thread = Thread.ofVirtual().name(name + "-" + lane.index).unstarted(this);
+            thread.start();
+        }
+
+        @Override
+        public void run() {
+            slot = RunningHandler.forThisThread();
+            HandlerWatch w = watch;
+            w.watch(slot, name + "-" + lane.index, (now, stallNanos) -> lane.stalled(this, now, stallNanos));
+            try {
+                while (true) {
+                    T item;
+                    try {
+                        item = stopping ? lane.queue.poll() : lane.queue.poll(POLL_MILLIS, TimeUnit.MILLISECONDS);
+                    } catch (InterruptedException e) {
+                        continue; // an interrupt meant for a handler that had returned
+                    }
+                    if (item == null) {
+                        if (stopping) {
+                            return;
+                        }
+                        continue;
+                    }
+                    Object key = keyOf.apply(item);
+                    if (lane.anyStalled && lane.setAside(item, key)) {
+                        continue;
+                    }
+                    if (handle(item, key)) { // left to its stalled run: now this chat's items set aside meanwhile
+                        for (T next = lane.nextAside(key); next != null; next = lane.nextAside(key)) {
+                            handle(next, key);
+                        }
+                        return;
+                    }
+                }
+            } finally {
+                w.forget(slot);
+            }
+        }
+
+        /** Hands {@code item} on; returns whether its run stalled and was claimed (this worker is left to it). */
+        private boolean handle(T item, Object key) {
+            slot.begin(key);
+            try {
+                handler.accept(item);
+            } catch (Throwable t) { // the pipeline counts its own failures; this is a bug of the adapter's
+                LOG.error("An inbound event failed on lane {} of {}", lane.index, name, t);
+            }
+            boolean claimed = slot.end();
+            if (claimed) {
+                LOG.info("The stalled handler on chat {} (lane {} of {}) returned", key, lane.index, name);
+            }
+            Thread.interrupted(); // an unload's interrupt was for that handler, not the next
+            return claimed;
+        }
+    }
+}
