@@ -95,6 +95,8 @@ final class V11Decoder {
     private static final JsonBytes.Known SEGMENT_TYPES = JsonBytes.known("text", "at", "reply", "image", "face",
         "record", "video", "forward", "json", "xml");
 
+    /** Makes each meta event's id its own (see {@link #event}). */
+    private static final java.util.concurrent.atomic.AtomicLong META_SEQ = new java.util.concurrent.atomic.AtomicLong();
     /** One per thread, reused frame after frame: what it holds between frames is cleared first. */
     private static final ThreadLocal<V11Decoder> DECODERS = ThreadLocal.withInitial(V11Decoder::new);
 
@@ -416,7 +418,10 @@ final class V11Decoder {
                         detail("notice_type"), subType, fields());
                 case "request" -> new RequestEvent(bot + ":r:" + (flag.isEmpty()
                         ? Protocol.digest(frame) : flag), at, me, detail("request_type"), subType, fields());
-                case "meta_event" -> new MetaEvent(bot + ":e:" + Protocol.digest(frame), at, me,
+                // a meta event is the connection's state, never a repeat: two lifecycle connects of a quick
+                // reconnect are the same bytes within one second, and both happened
+                case "meta_event" -> new MetaEvent(bot + ":e:" + Protocol.digest(frame) + ":"
+                        + Long.toString(META_SEQ.incrementAndGet(), 36), at, me,
                         detail("meta_event_type"), subType, fields());
                 default -> {
                     metrics.bad(OneBotMetrics.Bad.UNKNOWN_TYPE, "post_type \"" + postType + "\"");

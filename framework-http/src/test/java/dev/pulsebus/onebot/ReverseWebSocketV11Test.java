@@ -8,6 +8,7 @@ import dev.pulsebus.event.ChatRef;
 import dev.pulsebus.event.Event;
 import dev.pulsebus.event.GroupMessage;
 import dev.pulsebus.event.Message;
+import dev.pulsebus.event.MetaEvent;
 import dev.pulsebus.event.NoticeEvent;
 import dev.pulsebus.event.PrivateMessage;
 import dev.pulsebus.event.RequestEvent;
@@ -279,5 +280,27 @@ class ReverseWebSocketV11Test {
             return (OneBotActionException) e.getCause();
         }
         throw new AssertionError("the action did not fail");
+    }
+
+    @Test
+    void theLifecycleConnectOfAQuickReconnectIsNoDuplicate() throws Exception {
+        start("");
+        List<MetaEvent> seen = new CopyOnWriteArrayList<>();
+        server.server.bus().subscribe(MetaEvent.class, e -> {
+            if (e.detailType().equals("lifecycle")) {
+                seen.add(e);
+            }
+        });
+        String connect = """
+                {"time": 1700000000, "self_id": 10001000, "post_type": "meta_event",
+                 "meta_event_type": "lifecycle", "sub_type": "connect"}""";
+        FakeOneBot.Client first = bot(10001000, "Universal", "/onebot/v11/ws");
+        first.send(connect);
+        first.drop();
+        FakeOneBot.Client second = bot(10001000, "Universal", "/onebot/v11/ws");
+        second.send(connect); // the same bytes within the same second: a reconnect, not a repeat
+        assertThat(Await.until(Duration.ofSeconds(10), () -> seen.size() == 2)).isTrue();
+        assertThat(seen.get(0).id()).isNotEqualTo(seen.get(1).id());
+        assertThat(server.get("/metrics")).contains("pulsebus_messages_duplicates_total 0.0");
     }
 }
