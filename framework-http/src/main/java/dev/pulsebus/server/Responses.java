@@ -201,11 +201,12 @@ final class Responses {
      * {@code /health}'s body, written without a tree (it is the most asked-for path). Components as Spring Boot
      * writes them, {@code "storage": {"status": "UP"}}, with {@code "details": {"error": ...}} when {@code error}
      * is given (for a client the token admits); {@code error} also stays at the top level, where it was first.
+     * {@code unlistedBots}: by platform, how many bots it knows past those in {@code platforms}.
      */
     static byte[] health(String status, String instance, String version, long uptimeSeconds, long received,
                          long handled, boolean storageUp, boolean transcriptsUp, boolean httpUp,
-                         java.util.Map<String, Boolean> platforms, java.util.@Nullable Map<String, Object> cluster,
-                         @Nullable String error) {
+                         java.util.Map<String, Boolean> platforms, java.util.Map<String, Integer> unlistedBots,
+                         java.util.@Nullable Map<String, Object> cluster, @Nullable String error) {
         return write(g -> {
             g.writeStartObject();
             g.writeStringField("status", status);
@@ -227,6 +228,13 @@ final class Responses {
                 g.writeStringField("cluster", String.valueOf(cluster.get("status")));
             }
             g.writeEndObject();
+            if (!unlistedBots.isEmpty()) { // by platform: the bots an adapter knows past those it names
+                g.writeObjectFieldStart("unlisted_bots");
+                for (java.util.Map.Entry<String, Integer> e : unlistedBots.entrySet()) {
+                    g.writeNumberField(e.getKey(), e.getValue());
+                }
+                g.writeEndObject();
+            }
             if (cluster != null) { // engine connections and partitions held
                 g.writeObjectFieldStart("cluster");
                 for (java.util.Map.Entry<String, Object> e : cluster.entrySet()) {

@@ -13,10 +13,14 @@ import dev.pulsebus.event.NoticeEvent;
 import dev.pulsebus.event.PrivateMessage;
 import dev.pulsebus.event.RequestEvent;
 import dev.pulsebus.event.Segment;
+import dev.pulsebus.internal.Json;
 import dev.pulsebus.testing.Await;
+import java.net.http.HttpClient;
+import java.net.http.WebSocket;
 import java.net.http.WebSocketHandshakeException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -302,5 +306,44 @@ class ReverseWebSocketV11Test {
         assertThat(Await.until(Duration.ofSeconds(10), () -> seen.size() == 2)).isTrue();
         assertThat(seen.get(0).id()).isNotEqualTo(seen.get(1).id());
         assertThat(server.get("/metrics")).contains("pulsebus_messages_duplicates_total 0.0");
+    }
+
+    @Test
+    void elevenHundredBotsThatCameAndWentLeaveRoomForANewOneAndHealthStaysBounded() throws Exception {
+        start("");
+        HttpClient client = HttpClient.newHttpClient();
+        WebSocket.Listener quiet = new WebSocket.Listener() { };
+        for (int i = 0; i < 1100; i++) {
+            WebSocket ws = client.newWebSocketBuilder().header("X-Self-ID", Long.toString(500_000 + i))
+                    .header("Authorization", "Bearer " + TOKEN)
+                    .buildAsync(server.ws("/onebot/v11/ws"), quiet).get(10, TimeUnit.SECONDS);
+            ws.abort();
+        }
+        OneBotAdapter adapter = server.adapter();
+        assertThat(Await.until(Duration.ofSeconds(20), () -> adapter.metrics.connections.get() == 0)).isTrue();
+        assertThat(adapter.bots.size()).isEqualTo(Bots.MAX);
+
+        FakeOneBot.Client fresh = bot(99_000_001, "Universal", "/onebot/v11/ws");
+        fresh.send(Fixtures.v11Group(99_000_001, 7, 123456, "/echo still here"));
+        FakeOneBot.Received action = fake.next();
+        assertThat(action.on()).as("the new bot is tracked and answered on its connection").isSameAs(fresh);
+        assertThat(action.params().path("message").get(1).path("data").path("text").asText()).isEqualTo("still here");
+        assertThat(adapter.bots.find("99000001")).isNotNull();
+        assertThat(adapter.bots.find("500000")).as("the bot gone longest made way").isNull();
+        assertThat(adapter.bots.size()).isEqualTo(Bots.MAX);
+
+        String body = server.get("/health");
+        JsonNode health = Json.MAPPER.readTree(body);
+        long named = 0;
+        for (Iterator<String> names = health.path("components").fieldNames(); names.hasNext(); ) {
+            if (names.next().startsWith("onebot11:")) {
+                named++;
+            }
+        }
+        assertThat(named).isEqualTo(Bots.LISTED);
+        assertThat(health.path("unlisted_bots").path("onebot11").asInt()).isEqualTo(Bots.MAX - Bots.LISTED);
+        assertThat(health.path("status").asText()).isEqualTo("DEGRADED"); // the bots that left are down
+        assertThat(body.length()).isLessThan(4096);
+        assertThat(server.get("/metrics")).contains("pulsebus_onebot_bots_untracked_total{version=\"11\"} 0.0");
     }
 }
