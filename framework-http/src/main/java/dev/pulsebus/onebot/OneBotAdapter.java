@@ -105,6 +105,10 @@ public final class OneBotAdapter implements Adapter {
     @Override
     public void start(Inbound inbound) {
         this.inbound = inbound;
+        String warning = settings.warning();
+        if (warning != null) {
+            org.slf4j.LoggerFactory.getLogger(OneBotAdapter.class).warn(warning);
+        }
         lanes.start();
         ActionRelay r = relay;
         if (r != null) {

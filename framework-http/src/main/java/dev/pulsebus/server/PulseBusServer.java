@@ -416,7 +416,8 @@ public final class PulseBusServer implements AutoCloseable {
     /**
      * {@code /health}: DOWN (503) when storage is down, DEGRADED when transcripts fail or a OneBot or Telegram bot
      * is down (each one a component {@code onebot11:<self_id>}, {@code telegram:<bot id>}; a OneBot adapter names
-     * at most 16, those down first, and counts the rest in {@code unlisted_bots}), otherwise UP; why
+     * at most 16, those down first, and counts the rest in {@code unlisted_bots}), otherwise UP; {@code warnings}
+     * names what is weakly authenticated (a OneBot v11 HTTP intake without secret); why
      * storage is down ({@code error}, an exception's text that can name database hosts and users) only
      * {@code withError}, for a client the token admits. The answers are written again only when something
      * in them changed: asked many times a second, it mostly has not, and they are then the same bytes.
@@ -494,15 +495,22 @@ public final class PulseBusServer implements AutoCloseable {
             }
         }
         boolean botsUp = !bots.containsValue(false); // an adapter lists the bots that are down first
+        List<String> warnings = new ArrayList<>();
+        for (OneBotAdapter a : onebot) {
+            String w = a.settings().warning();
+            if (w != null) {
+                warnings.add(w);
+            }
+        }
         Map<String, Object> clusterHealth = c == null ? null : c.health();
         boolean clusterUp = clusterHealth == null || "UP".equals(clusterHealth.get("status"));
         String status = !storageUp ? "DOWN" : !transcriptsUp || !botsUp || !clusterUp ? "DEGRADED" : "UP";
         HttpResponseStatus code = storageUp ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE;
         HttpHandler.Health states = new HttpHandler.Health(code, Responses.health(status, instance, VERSION, uptime,
-                received, handled, storageUp, transcriptsUp, httpUp, bots, unlisted, clusterHealth, null));
+                received, handled, storageUp, transcriptsUp, httpUp, bots, unlisted, clusterHealth, warnings, null));
         HttpHandler.Health explained = error == null ? states : new HttpHandler.Health(code, Responses.health(status,
                 instance, VERSION, uptime, received, handled, storageUp, transcriptsUp, httpUp, bots, unlisted,
-                clusterHealth, error));
+                clusterHealth, warnings, error));
         lastHealth = new LastHealth(storageUp, transcriptsUp, httpUp, uptime, received, handled, error, platforms,
                 states, explained);
         return withError ? explained : states;

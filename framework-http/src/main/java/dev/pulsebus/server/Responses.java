@@ -201,12 +201,14 @@ final class Responses {
      * {@code /health}'s body, written without a tree (it is the most asked-for path). Components as Spring Boot
      * writes them, {@code "storage": {"status": "UP"}}, with {@code "details": {"error": ...}} when {@code error}
      * is given (for a client the token admits); {@code error} also stays at the top level, where it was first.
-     * {@code unlistedBots}: by platform, how many bots it knows past those in {@code platforms}.
+     * {@code unlistedBots}: by platform, how many bots it knows past those in {@code platforms}; {@code warnings}:
+     * what is weak in the configuration, as {@code "warnings": [...]} when there is any.
      */
     static byte[] health(String status, String instance, String version, long uptimeSeconds, long received,
                          long handled, boolean storageUp, boolean transcriptsUp, boolean httpUp,
                          java.util.Map<String, Boolean> platforms, java.util.Map<String, Integer> unlistedBots,
-                         java.util.@Nullable Map<String, Object> cluster, @Nullable String error) {
+                         java.util.@Nullable Map<String, Object> cluster, java.util.List<String> warnings,
+                         @Nullable String error) {
         return write(g -> {
             g.writeStartObject();
             g.writeStringField("status", status);
@@ -245,6 +247,13 @@ final class Responses {
                     }
                 }
                 g.writeEndObject();
+            }
+            if (!warnings.isEmpty()) {
+                g.writeArrayFieldStart("warnings");
+                for (String w : warnings) {
+                    g.writeString(w);
+                }
+                g.writeEndArray();
             }
             if (error != null) {
                 g.writeStringField("error", error);

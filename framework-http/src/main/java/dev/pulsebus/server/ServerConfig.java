@@ -136,8 +136,10 @@ public record ServerConfig(
         TelegramSettings telegram = adapters.containsKey(TELEGRAM) ? TelegramSettings.read(adapters.get(TELEGRAM), source)
                 : null;
         checkClusterPlatforms(cluster, onebot, telegram, source);
+        String host = r.text("server", "host", "127.0.0.1");
+        OneBotSettings.checkIntake(onebot, host, source);
         return new ServerConfig(
-                r.text("server", "host", "127.0.0.1"),
+                host,
                 r.integer("server", "port", 8080, 0, 65535),
                 r.text("server", "token", ""),
                 r.integer("server", "max_body_bytes", 64 * 1024, 256, 64 * 1024 * 1024),

@@ -81,4 +81,22 @@ class OneBotConfigTest {
                 + "action_timeout_ms|max_frame_bytes)", "$1");
         assertThat(load(uncommented, Map.of()).onebot()).hasSize(2);
     }
+
+    @Test
+    void anEmptyAccessTokenServedBeyondLoopbackIsRefusedUnlessAllowed() throws Exception {
+        String section = "[adapters.onebot11]\nmode = \"reverse-ws\"\n";
+        assertThatThrownBy(() -> load("[server]\nhost = \"0.0.0.0\"\n" + section, Map.of()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("adapters.onebot11 has an empty access_token")
+                .hasMessageContaining("allow_anonymous = true");
+        assertThatThrownBy(() -> load("[server]\nhost = \"0.0.0.0\"\n[adapters.onebot12]\nmode = \"http\"\n", Map.of()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("adapters.onebot12");
+        assertThat(load("[server]\nhost = \"0.0.0.0\"\n" + section + "allow_anonymous = true\n", Map.of()).onebot().get(0)
+                .allowAnonymous()).isTrue();
+        assertThat(load("[server]\nhost = \"0.0.0.0\"\n" + section + "access_token = \"t\"\n", Map.of()).onebot()).hasSize(1);
+        assertThat(load("[server]\nhost = \"0.0.0.0\"\n[adapters.onebot11]\nmode = \"forward-ws\"\n", Map.of()).onebot())
+                .as("forward-ws serves nothing on the port").hasSize(1);
+        assertThat(load("[server]\nhost = \"127.0.0.1\"\n" + section, Map.of()).onebot()).hasSize(1);
+        assertThat(load("[server]\nhost = \"::1\"\n" + section, Map.of()).onebot()).hasSize(1);
+        assertThat(load("[server]\nhost = \"localhost\"\n" + section, Map.of()).onebot()).hasSize(1);
+    }
 }
