@@ -54,9 +54,9 @@ final class Endpoint {
         this.prefix = "/onebot/v" + adapter.protocol.version + "/";
         this.ws = prefix + "ws";
         this.http = prefix + "http";
-        String t = adapter.settings.accessToken();
+        String t = adapter.settings.accessToken().reveal();
         this.token = t.isEmpty() ? null : t.getBytes(StandardCharsets.UTF_8);
-        String s = adapter.settings.secret();
+        String s = adapter.settings.secret().reveal();
         this.secret = s.isEmpty() ? null : new SecretKeySpec(s.getBytes(StandardCharsets.UTF_8), "HmacSHA1");
     }
 

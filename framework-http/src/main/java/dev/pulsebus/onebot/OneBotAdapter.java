@@ -78,7 +78,8 @@ public final class OneBotAdapter implements Adapter {
         this.forward = forwardMode ? new ForwardLink(settings.queueCapacity(), metrics) : null;
         this.client = forwardMode ? new ForwardClient(this, java.net.URI.create(settings.url())) : null;
         this.http = settings.mode() == Mode.HTTP && !settings.url().isEmpty()
-                ? new HttpLink(protocol, settings.url(), settings.accessToken(), settings.actionTimeoutMs(), completions)
+                ? new HttpLink(protocol, settings.url(), settings.accessToken().reveal(), settings.actionTimeoutMs(),
+                        completions)
                 : null;
         this.endpoint = new Endpoint(this);
     }

@@ -2,6 +2,7 @@ package dev.pulsebus.onebot;
 
 import dev.pulsebus.adapter.SectionReader;
 import dev.pulsebus.config.ConfigException;
+import dev.pulsebus.config.Secret;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -14,7 +15,7 @@ import java.util.Set;
  * @param mode            how the implementation is reached
  * @param url             forward-ws: the implementation's WebSocket URL; http: its HTTP API base (empty: replies
  *                        as v11 quick operations only)
- * @param accessToken     sent and checked in both directions; empty: none
+ * @param accessToken     sent and checked in both directions; empty: none (printed masked, as every {@link Secret})
  * @param secret          http mode, v11: the HMAC-SHA1 key of posted events ({@code X-Signature}); empty: none
  * @param actionTimeoutMs how long an action waits for its response
  * @param maxFrameBytes   the largest frame or posted event taken; larger ones are counted and dropped
@@ -22,7 +23,7 @@ import java.util.Set;
  * @param allowAnonymous  reverse-ws and http: served without an access token on a server bound to an address
  *                        other than loopback (else refused at start, {@link #checkIntake})
  */
-public record OneBotSettings(int version, boolean enabled, Mode mode, String url, String accessToken, String secret,
+public record OneBotSettings(int version, boolean enabled, Mode mode, String url, Secret accessToken, Secret secret,
                              int actionTimeoutMs, int maxFrameBytes, int queueCapacity, boolean allowAnonymous) {
 
     /** The keys a section may hold. */
@@ -47,17 +48,19 @@ public record OneBotSettings(int version, boolean enabled, Mode mode, String url
 
     /** Defaults of {@code version} in {@code mode}, at {@code url}. */
     public static OneBotSettings of(int version, Mode mode, String url) {
-        return new OneBotSettings(version, true, mode, url, "", "", DEFAULT_TIMEOUT_MS, DEFAULT_MAX_FRAME_BYTES,
+        return new OneBotSettings(version, true, mode, url, Secret.NONE, Secret.NONE, DEFAULT_TIMEOUT_MS,
+                DEFAULT_MAX_FRAME_BYTES,
                 DEFAULT_QUEUE_CAPACITY, false);
     }
 
     public OneBotSettings withAccessToken(String token) {
-        return new OneBotSettings(version, enabled, mode, url, token, secret, actionTimeoutMs, maxFrameBytes,
+        return new OneBotSettings(version, enabled, mode, url, Secret.of(token), secret, actionTimeoutMs, maxFrameBytes,
                 queueCapacity, allowAnonymous);
     }
 
     public OneBotSettings withSecret(String secret) {
-        return new OneBotSettings(version, enabled, mode, url, accessToken, secret, actionTimeoutMs, maxFrameBytes,
+        return new OneBotSettings(version, enabled, mode, url, accessToken, Secret.of(secret), actionTimeoutMs,
+                maxFrameBytes,
                 queueCapacity, allowAnonymous);
     }
 
@@ -106,7 +109,8 @@ public record OneBotSettings(int version, boolean enabled, Mode mode, String url
         } else if (mode == Mode.HTTP && !url.isEmpty()) {
             r.url("url", url, Set.of("http", "https"), "needs http://host:port", " for mode " + mode.setting());
         }
-        return new OneBotSettings(version, enabled, mode, url, r.text("access_token", ""), r.text("secret", ""),
+        return new OneBotSettings(version, enabled, mode, url, Secret.of(r.text("access_token", "")),
+                Secret.of(r.text("secret", "")),
                 r.integer("action_timeout_ms", DEFAULT_TIMEOUT_MS, 1, 3_600_000),
                 r.integer("max_frame_bytes", DEFAULT_MAX_FRAME_BYTES, 256, 64 * 1024 * 1024),
                 DEFAULT_QUEUE_CAPACITY, r.bool("allow_anonymous", false));

@@ -94,7 +94,8 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         this.routes = routes;
         this.onebot = onebot;
         this.telegram = telegram;
-        this.token = config.token().isEmpty() ? null : ("Bearer " + config.token()).getBytes(StandardCharsets.UTF_8);
+        this.token = config.token().isEmpty() ? null
+                : ("Bearer " + config.token().reveal()).getBytes(StandardCharsets.UTF_8);
         this.admin = admin;
         this.console = new ConsoleAssets(out);
     }

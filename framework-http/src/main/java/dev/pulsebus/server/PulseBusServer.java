@@ -151,7 +151,7 @@ public final class PulseBusServer implements AutoCloseable {
                     .cacheSize(config.cacheSize()).meterRegistry(registry);
             if (!config.jdbcUrl().isEmpty()) {
                 sb.jdbcUrl(config.jdbcUrl()).username(emptyToNull(config.username()))
-                        .password(emptyToNull(config.password()));
+                        .password(emptyToNull(config.password().reveal()));
             }
             this.storage = sb.open();
             opened.add("storage", left -> storage.close(Duration.ofNanos(left - reserve(left))));

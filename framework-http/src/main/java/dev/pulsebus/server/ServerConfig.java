@@ -4,6 +4,7 @@ import dev.pulsebus.cluster.ClusterSettings;
 import dev.pulsebus.config.Config;
 import dev.pulsebus.config.ConfigException;
 import dev.pulsebus.config.ConfigSnapshot;
+import dev.pulsebus.config.Secret;
 import java.nio.file.Path;
 import dev.pulsebus.onebot.OneBotSettings;
 import dev.pulsebus.telegram.TelegramSettings;
@@ -18,12 +19,13 @@ import org.jspecify.annotations.Nullable;
  * The server's settings: built-in defaults, then {@code config/pulsebus.toml}, then environment
  * variables ({@code PULSEBUS_SERVER_PORT} sets {@code server.port}), then command-line flags. Unknown
  * settings and bad values are errors that name the setting (and the file's line for a syntax error).
+ * Tokens and passwords are {@link Secret}s: the record prints them masked.
  */
 public record ServerConfig(
-        String host, int port, String token, int maxBodyBytes, int maxHeaderBytes, int maxConnections,
+        String host, int port, Secret token, int maxBodyBytes, int maxHeaderBytes, int maxConnections,
         int requestTimeoutMs, int maxPendingMessages, int maxPollTimeoutMs, int shutdownTimeoutMs,
         String instance, boolean metricsEnabled,
-        Path dataDir, String jdbcUrl, String username, String password, String synchronous, long cacheSize,
+        Path dataDir, String jdbcUrl, String username, Secret password, String synchronous, long cacheSize,
         int keepPerChat, int maxAgeDays, int slowHandlerMs,
         Path modulesDir, Map<String, Map<String, String>> modules, List<OneBotSettings> onebot,
         @Nullable TelegramSettings telegram, ClusterSettings cluster, @Nullable Path file) {
@@ -141,7 +143,7 @@ public record ServerConfig(
         return new ServerConfig(
                 host,
                 r.integer("server", "port", 8080, 0, 65535),
-                r.text("server", "token", ""),
+                Secret.of(r.text("server", "token", "")),
                 r.integer("server", "max_body_bytes", 64 * 1024, 256, 64 * 1024 * 1024),
                 r.integer("server", "max_header_bytes", 8 * 1024, 1024, 1024 * 1024),
                 r.integer("server", "max_connections", 1024, 1, 1_000_000),
@@ -154,7 +156,7 @@ public record ServerConfig(
                 Path.of(r.text("storage", "data_dir", "data")),
                 jdbcUrl,
                 r.text("storage", "username", ""),
-                r.text("storage", "password", ""),
+                Secret.of(r.text("storage", "password", "")),
                 r.text("storage", "synchronous", "NORMAL"),
                 r.integer("storage", "cache_size", 10_000, 0, 100_000_000),
                 r.integer("transcript", "keep_per_chat", 10_000, 1, 100_000_000),

@@ -3,6 +3,7 @@ package dev.pulsebus.telegram;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulsebus.adapter.JsonBytes;
+import dev.pulsebus.config.Secret;
 import dev.pulsebus.event.Event;
 import dev.pulsebus.internal.Backoff;
 import dev.pulsebus.internal.Json;
@@ -88,7 +89,7 @@ public final class TelegramAdapter implements Adapter {
      * configured {@code webhook_secret}, or one drawn at random for this run when none is set (the bot id is
      * public, so a webhook without one would run anyone's forged updates). Empty in polling mode.
      */
-    private final String webhookSecret;
+    private final Secret webhookSecret;
     final TelegramMetrics metrics = new TelegramMetrics();
     private final BotApi api;
     private final Sender sender;
@@ -125,11 +126,11 @@ public final class TelegramAdapter implements Adapter {
         this.sleeper = sleeper;
         this.api = new BotApi(settings.apiUrl(), metrics);
         this.sender = new Sender(api, work, sleeper);
-        this.webhookSecret = settings.mode() != TelegramSettings.Mode.WEBHOOK ? ""
-                : settings.webhookSecret().isEmpty() ? Webhook.randomSecret() : settings.webhookSecret();
-        for (String token : settings.tokens()) {
-            String id = TelegramSettings.botId(token);
-            bots.putIfAbsent(id, new Bot(id, token));
+        this.webhookSecret = settings.mode() != TelegramSettings.Mode.WEBHOOK ? Secret.NONE
+                : settings.webhookSecret().isEmpty() ? Secret.of(Webhook.randomSecret()) : settings.webhookSecret();
+        for (Secret token : settings.tokens()) {
+            String id = TelegramSettings.botId(token.reveal());
+            bots.putIfAbsent(id, new Bot(id, token.reveal()));
         }
         if (registry != null) {
             metrics.bind(registry);
@@ -267,7 +268,7 @@ public final class TelegramAdapter implements Adapter {
             bot.username = me.path("username").asText("");
             if (settings.mode() == TelegramSettings.Mode.WEBHOOK) {
                 ObjectNode p = Json.MAPPER.createObjectNode().put("url", settings.webhookFor(bot.id))
-                        .put("secret_token", webhookSecret);
+                        .put("secret_token", webhookSecret.reveal());
                 p.set("allowed_updates", Json.MAPPER.valueToTree(ALLOWED_UPDATES));
                 if (retrying(bot, backoff, "setWebhook", p) != null) {
                     bot.up = true;
@@ -486,7 +487,7 @@ public final class TelegramAdapter implements Adapter {
             Webhook.answer(ctx, request, HttpResponseStatus.METHOD_NOT_ALLOWED, "POST an update");
             return true;
         }
-        if (!Webhook.secretMatches(webhookSecret, request.headers().get(Webhook.SECRET_HEADER))) {
+        if (!webhookSecret.matches(request.headers().get(Webhook.SECRET_HEADER))) {
             metrics.webhookRefused.increment();
             Webhook.answer(ctx, request, HttpResponseStatus.UNAUTHORIZED, "wrong or missing " + Webhook.SECRET_HEADER);
             return true;

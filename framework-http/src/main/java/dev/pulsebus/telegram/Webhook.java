@@ -13,10 +13,8 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.Base64;
-import org.jspecify.annotations.Nullable;
 
 /** The webhook's wire: the secret header and the answers. Stateless. */
 final class Webhook {
@@ -26,12 +24,6 @@ final class Webhook {
     private static final byte[] OK = "{\"ok\":true}".getBytes(StandardCharsets.UTF_8);
 
     private Webhook() {
-    }
-
-    /** Whether {@code given} is {@code secret} (compared in constant time); never when {@code secret} is empty. */
-    static boolean secretMatches(String secret, @Nullable String given) {
-        return !secret.isEmpty() && given != null && MessageDigest.isEqual(secret.getBytes(StandardCharsets.UTF_8),
-                given.getBytes(StandardCharsets.UTF_8));
     }
 
     /** A {@code secret_token} for one run: 43 characters of {@code A-Z a-z 0-9 _ -}, 256 random bits. */

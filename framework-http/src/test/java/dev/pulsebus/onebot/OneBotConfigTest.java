@@ -39,7 +39,8 @@ class OneBotConfigTest {
         OneBotSettings v11 = c.onebot().stream().filter(s -> s.version() == 11).findFirst().orElseThrow();
         assertThat(v11.mode()).isEqualTo(Mode.FORWARD_WS);
         assertThat(v11.url()).isEqualTo("ws://127.0.0.1:3001");
-        assertThat(v11.accessToken()).isEqualTo("abc");
+        assertThat(v11.accessToken().reveal()).isEqualTo("abc");
+        assertThat(v11.toString()).as("printed masked").doesNotContain("abc").contains("accessToken=****");
         assertThat(v11.actionTimeoutMs()).isEqualTo(2500);
         assertThat(v11.maxFrameBytes()).isEqualTo(1024 * 1024);
         OneBotSettings v12 = c.onebot().stream().filter(s -> s.version() == 12).findFirst().orElseThrow();
@@ -52,7 +53,7 @@ class OneBotConfigTest {
         ServerConfig c = load("[adapters.onebot11]\nmode = \"reverse-ws\"\n",
                 Map.of("PULSEBUS_ADAPTERS_ONEBOT11__ACCESS_TOKEN", "0123",
                         "PULSEBUS_ADAPTERS_ONEBOT11__ACTION_TIMEOUT_MS", "700"));
-        assertThat(c.onebot().get(0).accessToken()).isEqualTo("0123");
+        assertThat(c.onebot().get(0).accessToken().reveal()).isEqualTo("0123");
         assertThat(c.onebot().get(0).actionTimeoutMs()).isEqualTo(700);
     }
 

@@ -28,7 +28,7 @@ class ServerConfigTest {
         assertThat(shipped.host()).isEqualTo("127.0.0.1").isEqualTo(defaults.host());
         assertThat(shipped.maxBodyBytes()).isEqualTo(defaults.maxBodyBytes());
         assertThat(shipped.slowHandlerMs()).isEqualTo(1000).isEqualTo(defaults.slowHandlerMs());
-        assertThat(shipped.token()).isEmpty();
+        assertThat(shipped.token().isEmpty()).isTrue();
         assertThat(shipped.modules()).containsKey("example");
     }
 
@@ -43,8 +43,10 @@ class ServerConfigTest {
                 .isEqualTo(250);
         ServerConfig secrets = ServerConfig.load(f, false, Map.of("PULSEBUS_SERVER_TOKEN", "0123",
                 "PULSEBUS_STORAGE_PASSWORD", "007", "PULSEBUS_STORAGE_USERNAME", "1.50"));
-        assertThat(secrets.token()).isEqualTo("0123");
-        assertThat(secrets.password()).isEqualTo("007");
+        assertThat(secrets.token().reveal()).isEqualTo("0123");
+        assertThat(secrets.password().reveal()).isEqualTo("007");
+        assertThat(secrets.toString()).as("the record prints no secret").doesNotContain("0123").doesNotContain("007")
+                .contains("token=****").contains("password=****");
         assertThat(secrets.username()).isEqualTo("1.50");
         assertThat(ServerConfig.load(f, false, Map.of("PULSEBUS_JAVA_OPTS", "-Xmx512m", "PULSEBUS_AOT", "0",
                 "PULSEBUS_JAVA", "/usr/bin/java", "PULSEBUS_NPM_CACHE", "/tmp/npm")).port())
