@@ -95,6 +95,10 @@ class ReverseWebSocketV11Test {
                 .satisfies(e -> assertThat(rootHandshake(e).getResponse().statusCode()).isEqualTo(401));
         assertThatThrownBy(() -> fake.connect(server.ws("/onebot/v11/ws"), "Authorization", "Bearer 123"))
                 .satisfies(e -> assertThat(rootHandshake(e).getResponse().statusCode()).isEqualTo(401));
+        assertThatThrownBy(() -> fake.connect(server.ws("/onebot/v11/ws"), "X-Self-ID", "1".repeat(65),
+                "Authorization", "Bearer " + TOKEN))
+                .satisfies(e -> assertThat(rootHandshake(e).getResponse().statusCode()).as("an id past 64 characters")
+                        .isEqualTo(400));
         FakeOneBot.Client byQuery = fake.connect(server.ws("/onebot/v11/ws?access_token=0123"), "X-Self-ID", "1");
         assertThat(byQuery.open()).isTrue();
         byQuery.send(Fixtures.v11Group(10001000, 6, 123456, "frames are not requests"));
