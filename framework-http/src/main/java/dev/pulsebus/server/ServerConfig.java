@@ -183,6 +183,11 @@ public record ServerConfig(
                     + "answers one getUpdates per bot at a time, so several instances would take turns failing; use "
                     + "mode = \"webhook\" with webhook_url pointing at your load balancer (see docs/CLUSTER.md)");
         }
+        if (telegram != null && telegram.enabled() && telegram.webhookSecret().isEmpty()) {
+            throw new ConfigException(source + ": cluster.enabled with adapters.telegram and no webhook_secret: each "
+                    + "instance would draw a secret of its own and refuse the posts made with another's; set "
+                    + "webhook_secret (1 to 256 of A-Z a-z 0-9 _ -) to one value for all instances");
+        }
         for (OneBotSettings o : onebot) {
             if (o.enabled() && o.mode() == dev.pulsebus.onebot.Mode.HTTP && o.url().isEmpty()) {
                 throw new ConfigException(source + ": cluster.enabled with adapters.onebot" + o.version()

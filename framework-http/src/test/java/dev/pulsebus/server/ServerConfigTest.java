@@ -130,8 +130,12 @@ class ServerConfigTest {
         Path quick = write(cluster + "[adapters.onebot11]\nenabled = true\nmode = \"http\"\n");
         assertThatThrownBy(() -> ServerConfig.load(quick, false, Map.of())).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("adapters.onebot11 mode = \"http\" needs url");
+        Path noSecret = write(cluster + "[adapters.telegram]\nenabled = true\nmode = \"webhook\"\ntoken = \"1:a\"\n"
+                + "webhook_url = \"https://bot.example.com\"\n");
+        assertThatThrownBy(() -> ServerConfig.load(noSecret, false, Map.of())).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("no webhook_secret").hasMessageContaining("one value for all instances");
         Path fine = write(cluster + "[adapters.telegram]\nenabled = true\nmode = \"webhook\"\ntoken = \"1:a\"\n"
-                + "webhook_url = \"https://bot.example.com\"\n[adapters.onebot11]\nenabled = true\nmode = \"http\"\n"
+                + "webhook_url = \"https://bot.example.com\"\nwebhook_secret = \"s\"\n[adapters.onebot11]\nenabled = true\nmode = \"http\"\n"
                 + "url = \"http://127.0.0.1:5700\"\n[adapters.onebot12]\nenabled = true\nmode = \"forward-ws\"\n"
                 + "url = \"ws://127.0.0.1:6700\"\n");
         assertThat(ServerConfig.load(fine, false, Map.of()).onebot()).hasSize(2);
