@@ -12,8 +12,8 @@ public record ChannelMessage(String id, Instant time, Self self, String subType,
 
     public ChannelMessage {
         Checks.message(id, time, self, messageId, message, userId);
-        Objects.requireNonNull(guildId, "guildId");
-        Objects.requireNonNull(channelId, "channelId");
+        Checks.id("guildId", guildId);
+        Checks.id("channelId", channelId);
         subType = Checks.subType(subType);
         replyChannel = Checks.channel(replyChannel);
         extra = Checks.extra(extra);

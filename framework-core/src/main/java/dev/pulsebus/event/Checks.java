@@ -20,7 +20,17 @@ final class Checks {
         event(id, time, self);
         Objects.requireNonNull(messageId, "messageId");
         Objects.requireNonNull(message, "message");
-        Objects.requireNonNull(userId, "userId");
+        id("userId", userId);
+    }
+
+    /** {@code value}, a user, chat or bot id: not null, at most {@link Event#MAX_ID_LENGTH} characters. */
+    static String id(String what, String value) {
+        Objects.requireNonNull(value, what);
+        if (value.length() > Event.MAX_ID_LENGTH) {
+            throw new IllegalArgumentException(what + " is " + value.length() + " characters long, more than "
+                    + Event.MAX_ID_LENGTH);
+        }
+        return value;
     }
 
     static String subType(String subType) {

@@ -11,7 +11,7 @@ public record GroupMessage(String id, Instant time, Self self, String subType, S
 
     public GroupMessage {
         Checks.message(id, time, self, messageId, message, userId);
-        Objects.requireNonNull(groupId, "groupId");
+        Checks.id("groupId", groupId);
         subType = Checks.subType(subType);
         replyChannel = Checks.channel(replyChannel);
         extra = Checks.extra(extra);

@@ -7,6 +7,6 @@ public record Self(String platform, String userId) {
 
     public Self {
         Objects.requireNonNull(platform, "platform");
-        Objects.requireNonNull(userId, "userId");
+        Checks.id("userId", userId);
     }
 }

@@ -56,9 +56,9 @@ final class Endpoint {
         this.prefix = "/onebot/v" + adapter.protocol.version + "/";
         this.ws = prefix + "ws";
         this.http = prefix + "http";
-        String t = adapter.settings.accessToken();
+        String t = adapter.settings.accessToken().reveal();
         this.token = t.isEmpty() ? null : t.getBytes(StandardCharsets.UTF_8);
-        String s = adapter.settings.secret();
+        String s = adapter.settings.secret().reveal();
         this.secret = s.isEmpty() ? null : new SecretKeySpec(s.getBytes(StandardCharsets.UTF_8), "HmacSHA1");
     }
 
@@ -127,6 +127,10 @@ final class Endpoint {
             unauthorized(ctx, req);
             return;
         }
+        String selfHint = selfHint(ctx, req);
+        if (selfHint == null) {
+            return;
+        }
         int decoderLimit = (int) Math.min(64L * 1024 * 1024, Math.max(16L * 1024 * 1024,
                 4L * adapter.settings.maxFrameBytes()));
         String host = req.headers().get(HttpHeaderNames.HOST, "localhost");
@@ -144,7 +148,7 @@ final class Endpoint {
                 p.remove(name);
             }
         }
-        WsConnection c = adapter.connection(ch, role, req.headers().get("X-Self-ID", "").trim());
+        WsConnection c = adapter.connection(ch, role, selfHint);
         adapter.opened(c); // before the 101 leaves: the bot can be called as soon as the implementation sees it
         try {
             handshaker.handshake(ch, req).addListener((ChannelFutureListener) f -> {
@@ -191,12 +195,27 @@ final class Endpoint {
             unauthorized(ctx, req);
             return;
         }
+        String selfHint = selfHint(ctx, req);
+        if (selfHint == null) {
+            return;
+        }
         boolean keepAlive = HttpUtil.isKeepAlive(req);
-        switch (adapter.posted(body, req.headers().get("X-Self-ID", "").trim(), quick -> write(ctx, quick, keepAlive))) {
+        switch (adapter.posted(body, selfHint, quick -> write(ctx, quick, keepAlive))) {
             case TAKEN -> { }
             case DROPPED -> write(ctx, null, keepAlive); // counted; a retry would not fare better
             case NOT_JSON -> answer(ctx, req, HttpResponseStatus.BAD_REQUEST, "the body is not a JSON event");
         }
+    }
+
+    /** {@code X-Self-ID}, trimmed (empty when absent); null, answered 400, when it is longer than an id may be. */
+    private static @Nullable String selfHint(ChannelHandlerContext ctx, FullHttpRequest req) {
+        String self = req.headers().get("X-Self-ID", "").trim();
+        if (self.length() > dev.pulsebus.event.Event.MAX_ID_LENGTH) {
+            answer(ctx, req, HttpResponseStatus.BAD_REQUEST, "X-Self-ID is " + self.length()
+                    + " characters long, more than " + dev.pulsebus.event.Event.MAX_ID_LENGTH);
+            return null;
+        }
+        return self;
     }
 
     private boolean signed(@Nullable String signature, ByteBuf body) {

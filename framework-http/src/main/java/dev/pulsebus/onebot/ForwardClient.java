@@ -88,7 +88,7 @@ final class ForwardClient {
                     protected void initChannel(SocketChannel ch) {
                         HttpHeaders headers = new DefaultHttpHeaders();
                         if (!s.accessToken().isEmpty()) {
-                            headers.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + s.accessToken());
+                            headers.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + s.accessToken().reveal());
                         }
                         WebSocketClientProtocolConfig config = WebSocketClientProtocolConfig.newBuilder()
                                 .webSocketUri(uri).customHeaders(headers)

@@ -66,6 +66,8 @@ public final class OneBotAdapter implements Adapter {
     private volatile @Nullable Inbound inbound;
     /** In a cluster, where the actions of a bot connected to another instance go; else null. */
     private volatile @Nullable ActionRelay relay;
+    /** How many bots the last {@link #health()} did not name. */
+    private volatile int unlisted;
 
     private OneBotAdapter(OneBotSettings settings, @Nullable MeterRegistry registry) {
         this.settings = settings;
@@ -74,14 +76,15 @@ public final class OneBotAdapter implements Adapter {
         if (registry != null) {
             metrics.bind(registry);
         }
-        this.bots = new Bots(protocol.platform);
+        this.bots = new Bots(protocol.platform, settings.mode() == Mode.HTTP, metrics.botsUntracked);
         this.lanes = new ChatLanes<>("pulsebus-" + protocol.platform + "-lane", LANES, LANE_CAPACITY, Queued::key,
                 this::handle);
         boolean forwardMode = settings.mode() == Mode.FORWARD_WS;
         this.forward = forwardMode ? new ForwardLink(settings.queueCapacity(), metrics) : null;
         this.client = forwardMode ? new ForwardClient(this, java.net.URI.create(settings.url())) : null;
         this.http = settings.mode() == Mode.HTTP && !settings.url().isEmpty()
-                ? new HttpLink(protocol, settings.url(), settings.accessToken(), settings.actionTimeoutMs(), completions)
+                ? new HttpLink(protocol, settings.url(), settings.accessToken().reveal(), settings.actionTimeoutMs(),
+                        completions)
                 : null;
         this.endpoint = new Endpoint(this);
     }
@@ -108,6 +111,10 @@ public final class OneBotAdapter implements Adapter {
     @Override
     public void start(Inbound inbound) {
         this.inbound = inbound;
+        String warning = settings.warning();
+        if (warning != null) {
+            org.slf4j.LoggerFactory.getLogger(OneBotAdapter.class).warn(warning);
+        }
         lanes.start(inbound);
         ActionRelay r = relay;
         if (r != null) {
@@ -217,31 +224,36 @@ public final class OneBotAdapter implements Adapter {
 
     /**
      * {@code onebot11:<self_id>} (each bot seen here, and in a cluster each bot connected to another instance) to
-     * whether it is up; {@code onebot11}: down while none is known.
+     * whether it is up; {@code onebot11}: down while none is known. At most {@value Bots#LISTED} bots, those down
+     * first: {@link #healthUnlisted()} says how many more there are.
      */
     public Map<String, Boolean> health() {
-        Map<String, Boolean> here = bots.components(settings.mode() == Mode.HTTP);
+        Map<String, Boolean> all = bots.components();
         ActionRelay r = relay;
-        if (r == null) {
-            return here;
+        Set<String> elsewhere = r == null ? Set.of() : r.reachableElsewhere();
+        if (!elsewhere.isEmpty()) {
+            // in a cluster, a bot connected to another instance is up here too: its actions are relayed there
+            all = new java.util.TreeMap<>(all);
+            all.remove(protocol.platform); // "none seen": some are, elsewhere
+            for (String self : elsewhere) {
+                all.put(protocol.platform + ":" + self, true);
+            }
         }
-        Set<String> elsewhere = r.reachableElsewhere();
-        if (elsewhere.isEmpty()) {
-            return here;
-        }
-        // in a cluster, a bot connected to another instance is up here too: its actions are relayed there
-        Map<String, Boolean> all = new java.util.TreeMap<>(here);
-        all.remove(protocol.platform); // "none seen": some are, elsewhere
-        for (String self : elsewhere) {
-            all.put(protocol.platform + ":" + self, true);
-        }
-        return all;
+        int[] unlisted = new int[1];
+        Map<String, Boolean> listed = Bots.listed(all, Bots.LISTED, unlisted);
+        this.unlisted = unlisted[0];
+        return listed;
+    }
+
+    /** How many bots the last {@link #health()} left out. */
+    public int healthUnlisted() {
+        return unlisted;
     }
 
     /** Changes whenever {@link #health()} may have. */
     public long healthState() {
         ActionRelay r = relay;
-        long here = bots.state(settings.mode() == Mode.HTTP);
+        long here = bots.state();
         return r == null ? here : here * 1031 + r.state();
     }
 
@@ -476,8 +488,11 @@ public final class OneBotAdapter implements Adapter {
         }
         Bots.Bot bot = seen(event);
         long beat = Protocol.heartbeatInterval(event);
-        if (bot != null && beat > 0) {
-            bots.beat(bot, beat);
+        if (bot != null) {
+            bots.posted(bot);
+            if (beat > 0) {
+                bots.beat(bot, beat);
+            }
         }
         status(event, bot, null);
         if (bot != null && http != null && bot.link != http) {

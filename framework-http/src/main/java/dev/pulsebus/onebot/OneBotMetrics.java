@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * {version,direction,kind}}, {@code pulsebus_onebot_bad_frames_total{version,reason}}, {@code
  * pulsebus_onebot_actions_total{version,action,outcome}} (actions outside {@link #ACTIONS} as {@code other}),
  * {@code pulsebus_onebot_action_duration_seconds{version}}, {@code pulsebus_onebot_connections{version}},
- * {@code pulsebus_onebot_reconnects_total{version}}. Every label set is bounded by construction; counting
+ * {@code pulsebus_onebot_reconnects_total{version}}, {@code pulsebus_onebot_bots_untracked_total{version}}. Every label set is bounded by construction; counting
  * is a {@link LongAdder} increment, no lock and no allocation.
  */
 final class OneBotMetrics {
@@ -85,6 +85,8 @@ final class OneBotMetrics {
     private final List<Map<Outcome, LongAdder>> actions = new ArrayList<>(ACTIONS.size());
     final AtomicInteger connections = new AtomicInteger();
     final LongAdder reconnects = new LongAdder();
+    /** New bots not tracked (cannot be answered) because every place of the bots table held a connected bot. */
+    final LongAdder botsUntracked = new LongAdder();
     /** Actions of a bot connected to another instance of the cluster, sent there ({@link ActionRelay}). */
     final LongAdder relayedOut = new LongAdder();
     /** Actions another instance of the cluster sent here, for a bot connected here. */
@@ -162,6 +164,8 @@ final class OneBotMetrics {
         meters.add(Gauge.builder("pulsebus.onebot.connections", connections, AtomicInteger::get)
                 .description("Open OneBot connections").tag("version", version).register(registry));
         meters.counter("pulsebus.onebot.reconnects", "Forward WebSocket reconnects", reconnects, "version", version);
+        meters.counter("pulsebus.onebot.bots.untracked", "New bots not tracked, so not answered: all "
+                + Bots.MAX + " places held a connected bot", botsUntracked, "version", version);
         String relayed = "Actions of a bot connected to another instance of the cluster, sent through it (out), and "
                 + "performed here for another instance (in)";
         meters.counter("pulsebus.onebot.relayed", relayed, relayedOut, "version", version, "direction", "out");

@@ -72,6 +72,8 @@ final class V11Decoder {
     private int messageTypeKind;
     private int messageIdKind;
     private int userIdKind;
+    /** The kind of {@code self_id} (0 when absent). */
+    private int selfKind;
     private int groupIdKind;
     /** The keys and values of the frame's own fields, copied out at their exact size ({@link FieldMap#copyOf}). */
     private Object[] stack = new Object[64];
@@ -95,6 +97,8 @@ final class V11Decoder {
     private static final JsonBytes.Known SEGMENT_TYPES = JsonBytes.known("text", "at", "reply", "image", "face",
         "record", "video", "forward", "json", "xml");
 
+    /** Makes each meta event's id its own (see {@link #event}). */
+    private static final java.util.concurrent.atomic.AtomicLong META_SEQ = new java.util.concurrent.atomic.AtomicLong();
     /** One per thread, reused frame after frame: what it holds between frames is cleared first. */
     private static final ThreadLocal<V11Decoder> DECODERS = ThreadLocal.withInitial(V11Decoder::new);
 
@@ -120,6 +124,7 @@ final class V11Decoder {
         messageIdKind = 0;
         userIdKind = 0;
         groupIdKind = 0;
+        selfKind = 0;
         Arrays.fill(stack, 0, top, null);
         top = 0;
         restSpilled = null;
@@ -171,7 +176,10 @@ final class V11Decoder {
                 case "post_type" -> postType = j.string(POST_TYPES);
                 case "sub_type" -> subType = j.string(SUB_TYPES);
                 case "time" -> time = j.longValue(0);
-                case "self_id" -> self = lastSelf != null ? j.text(lastSelf.userId()) : j.text();
+                case "self_id" -> {
+                    self = lastSelf != null ? j.text(lastSelf.userId()) : j.text();
+                    selfKind = j.lastKind();
+                }
                 case "message" -> message = kind == STRING
                         ? V11Segments.read(CqCode.parse(j.string()), nulls) : segments(j, kind);
                 case "notice_type", "request_type", "meta_event_type" -> {
@@ -404,6 +412,11 @@ final class V11Decoder {
             metrics.bad(OneBotMetrics.Bad.INVALID, "a " + postType + " event without self_id");
             return null;
         }
+        String badId = badId("self_id", self, selfKind);
+        if (badId != null) {
+            metrics.bad(OneBotMetrics.Bad.INVALID, "a " + postType + " event: " + badId);
+            return null;
+        }
         Self me = lastSelf != null && lastSelf.userId().equals(bot) && lastSelf.platform().equals(platform)
                 ? lastSelf : new Self(platform, bot);
         lastSelf = me;
@@ -416,7 +429,10 @@ final class V11Decoder {
                         detail("notice_type"), subType, fields());
                 case "request" -> new RequestEvent(bot + ":r:" + (flag.isEmpty()
                         ? Protocol.digest(frame) : flag), at, me, detail("request_type"), subType, fields());
-                case "meta_event" -> new MetaEvent(bot + ":e:" + Protocol.digest(frame), at, me,
+                // a meta event is the connection's state, never a repeat: two lifecycle connects of a quick
+                // reconnect are the same bytes within one second, and both happened
+                case "meta_event" -> new MetaEvent(bot + ":e:" + Protocol.digest(frame) + ":"
+                        + Long.toString(META_SEQ.incrementAndGet(), 36), at, me,
                         detail("meta_event_type"), subType, fields());
                 default -> {
                     metrics.bad(OneBotMetrics.Bad.UNKNOWN_TYPE, "post_type \"" + postType + "\"");
@@ -433,6 +449,13 @@ final class V11Decoder {
     private @Nullable Event message(Self me, Instant at, OneBotMetrics metrics) {
         required(messageId, "message_id");
         required(userId, "user_id");
+        String badId = badId("user_id", userId, userIdKind);
+        if (badId == null && messageType.equals("group")) {
+            badId = badId("group_id", groupId, groupIdKind);
+        }
+        if (badId != null) {
+            throw new IllegalArgumentException(badId);
+        }
         if (message == null) {
             throw new IllegalArgumentException("no message");
         }
@@ -458,6 +481,29 @@ final class V11Decoder {
     private Map<String, Object> fields() {
         restoreIds();
         return pop(0, restSpilled);
+    }
+
+    /**
+     * What is wrong with id {@code value} of JSON kind {@code kind}, or null: an id is at most
+     * {@value Event#MAX_ID_LENGTH} characters, and one given as a number is an integer within a {@code long}.
+     */
+    static @Nullable String badId(String field, String value, int kind) {
+        if (value.length() > Event.MAX_ID_LENGTH) {
+            return field + " is " + value.length() + " characters long, more than " + Event.MAX_ID_LENGTH;
+        }
+        if (kind == DECIMAL || (kind == INTEGER && !fitsLong(value))) {
+            return field + " " + value + " is not an integer within 64 bits";
+        }
+        return null;
+    }
+
+    private static boolean fitsLong(String digits) {
+        try {
+            Long.parseLong(digits);
+            return true;
+        } catch (NumberFormatException e) {
+            return false;
+        }
     }
 
     private static String required(@Nullable String v, String field) {

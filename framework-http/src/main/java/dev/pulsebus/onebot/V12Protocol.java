@@ -64,6 +64,11 @@ final class V12Protocol extends Protocol {
         if (self.isEmpty()) {
             self = selfHint; // meta events name no bot
         }
+        if (self.length() > Event.MAX_ID_LENGTH) {
+            metrics.bad(OneBotMetrics.Bad.INVALID, "a " + type + " event: self.user_id is " + self.length()
+                    + " characters long, more than " + Event.MAX_ID_LENGTH);
+            return null;
+        }
         Self bot = new Self(platform, self);
         double seconds = f.path("time").asDouble(0);
         long whole = (long) Math.floor(seconds);

@@ -175,14 +175,15 @@ final class ChatApi {
 
     /**
      * Null when {@code user} is 1 to 64 characters without control characters and not the bot's name (in
-     * any case, with or without surrounding spaces: the bot's replies are recorded as {@link HttpChat#BOT_USER},
-     * and no one else may speak as it); otherwise what is wrong.
+     * any case, with or without surrounding spaces or invisible characters, in lookalike letters:
+     * {@link ReservedName}; the bot's replies are recorded as {@link HttpChat#BOT_USER}, and no one else may
+     * speak as it); otherwise what is wrong.
      */
     static @Nullable String checkUser(String user) {
         if (user.isBlank() || user.length() > Names.MAX) {
             return "field 'user' must be 1 to " + Names.MAX + " characters, not blank";
         }
-        if (user.strip().equalsIgnoreCase(HttpChat.BOT_USER)) {
+        if (ReservedName.is(user, HttpChat.BOT_USER)) {
             return "field 'user' must not be '" + HttpChat.BOT_USER + "': the bot's name is reserved";
         }
         for (int i = 0; i < user.length(); i++) {

@@ -1,5 +1,6 @@
 package dev.pulsebus.server;
 
+import dev.pulsebus.config.Secret;
 import dev.pulsebus.module.HttpRoute;
 import dev.pulsebus.module.Routes;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -18,6 +19,7 @@ import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import java.nio.charset.StandardCharsets;
+import dev.pulsebus.config.Secret;
 import dev.pulsebus.onebot.OneBotAdapter;
 import dev.pulsebus.telegram.TelegramAdapter;
 import java.util.LinkedHashMap;
@@ -96,9 +98,9 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         this.routes = routes;
         this.onebot = onebot;
         this.telegram = telegram;
-        this.token = config.token().isEmpty() ? null : config.token().getBytes(StandardCharsets.UTF_8);
-        String adminToken = config.adminToken().isEmpty() ? config.token() : config.adminToken();
-        this.adminToken = adminToken.isEmpty() ? null : adminToken.getBytes(StandardCharsets.UTF_8);
+        this.token = config.token().isEmpty() ? null : config.token().reveal().getBytes(StandardCharsets.UTF_8);
+        Secret adminToken = config.adminToken().isEmpty() ? config.token() : config.adminToken();
+        this.adminToken = adminToken.isEmpty() ? null : adminToken.reveal().getBytes(StandardCharsets.UTF_8);
         this.guard = new RequestGuard(config);
         this.admin = admin;
         this.console = new ConsoleAssets(out);

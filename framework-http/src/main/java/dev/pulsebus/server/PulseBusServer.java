@@ -151,7 +151,7 @@ public final class PulseBusServer implements AutoCloseable {
                     .cacheSize(config.cacheSize()).meterRegistry(registry);
             if (!config.jdbcUrl().isEmpty()) {
                 sb.jdbcUrl(config.jdbcUrl()).username(emptyToNull(config.username()))
-                        .password(emptyToNull(config.password()));
+                        .password(emptyToNull(config.password().reveal()));
             }
             this.storage = sb.open();
             opened.add("storage", left -> storage.close(Duration.ofNanos(left - reserve(left))));
@@ -416,8 +416,10 @@ public final class PulseBusServer implements AutoCloseable {
 
     /**
      * {@code /health}: DOWN (503) when storage is down, DEGRADED when transcripts fail, a OneBot or Telegram bot
-     * is down (each one a component {@code onebot11:<self_id>}, {@code telegram:<bot id>}) or a handler runs past
-     * {@code bus.stall_ms} (component {@code handlers}), otherwise UP; why
+     * is down (each one a component {@code onebot11:<self_id>}, {@code telegram:<bot id>}; a OneBot adapter names
+     * at most 16, those down first, and counts the rest in {@code unlisted_bots}) or a handler runs past
+     * {@code bus.stall_ms} (component {@code handlers}), otherwise UP; {@code warnings} names what is weakly
+     * authenticated (a OneBot v11 HTTP intake without secret); why
      * storage is down ({@code error}, an exception's text that can name database hosts and users) only
      * {@code withError}, for a client the token admits. The answers are written again only when something
      * in them changed: asked many times a second, it mostly has not, and they are then the same bytes.
@@ -490,17 +492,30 @@ public final class PulseBusServer implements AutoCloseable {
             return withError ? last.explained : last.states;
         }
         Map<String, Boolean> bots = bots();
-        boolean botsUp = !bots.containsValue(false);
+        Map<String, Integer> unlisted = new java.util.TreeMap<>(); // the bots past each adapter's listed ones
+        for (OneBotAdapter a : onebot) {
+            if (a.healthUnlisted() > 0) {
+                unlisted.put(a.platform(), a.healthUnlisted());
+            }
+        }
+        boolean botsUp = !bots.containsValue(false); // an adapter lists the bots that are down first
         bots.put("handlers", stalled == 0); // DOWN while a handler runs past bus.stall_ms
+        List<String> warnings = new ArrayList<>();
+        for (OneBotAdapter a : onebot) {
+            String w = a.settings().warning();
+            if (w != null) {
+                warnings.add(w);
+            }
+        }
         Map<String, Object> clusterHealth = c == null ? null : c.health();
         boolean clusterUp = clusterHealth == null || "UP".equals(clusterHealth.get("status"));
         String status = !storageUp ? "DOWN" : !transcriptsUp || !botsUp || !clusterUp || stalled > 0 ? "DEGRADED" : "UP";
         HttpResponseStatus code = storageUp ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE;
         HttpHandler.Health states = new HttpHandler.Health(code, Responses.health(status, instance, VERSION, uptime,
-                received, handled, storageUp, transcriptsUp, httpUp, bots, clusterHealth, null));
+                received, handled, storageUp, transcriptsUp, httpUp, bots, unlisted, clusterHealth, warnings, null));
         HttpHandler.Health explained = error == null ? states : new HttpHandler.Health(code, Responses.health(status,
-                instance, VERSION, uptime, received, handled, storageUp, transcriptsUp, httpUp, bots, clusterHealth,
-                error));
+                instance, VERSION, uptime, received, handled, storageUp, transcriptsUp, httpUp, bots, unlisted,
+                clusterHealth, warnings, error));
         lastHealth = new LastHealth(storageUp, transcriptsUp, httpUp, uptime, received, handled, error, platforms,
                 states, explained);
         return withError ? explained : states;

@@ -201,10 +201,13 @@ final class Responses {
      * {@code /health}'s body, written without a tree (it is the most asked-for path). Components as Spring Boot
      * writes them, {@code "storage": {"status": "UP"}}, with {@code "details": {"error": ...}} when {@code error}
      * is given (for a client the token admits); {@code error} also stays at the top level, where it was first.
+     * {@code unlistedBots}: by platform, how many bots it knows past those in {@code platforms}; {@code warnings}:
+     * what is weak in the configuration, as {@code "warnings": [...]} when there is any.
      */
     static byte[] health(String status, String instance, String version, long uptimeSeconds, long received,
                          long handled, boolean storageUp, boolean transcriptsUp, boolean httpUp,
-                         java.util.Map<String, Boolean> platforms, java.util.@Nullable Map<String, Object> cluster,
+                         java.util.Map<String, Boolean> platforms, java.util.Map<String, Integer> unlistedBots,
+                         java.util.@Nullable Map<String, Object> cluster, java.util.List<String> warnings,
                          @Nullable String error) {
         return write(g -> {
             g.writeStartObject();
@@ -227,6 +230,13 @@ final class Responses {
                 g.writeStringField("cluster", String.valueOf(cluster.get("status")));
             }
             g.writeEndObject();
+            if (!unlistedBots.isEmpty()) { // by platform: the bots an adapter knows past those it names
+                g.writeObjectFieldStart("unlisted_bots");
+                for (java.util.Map.Entry<String, Integer> e : unlistedBots.entrySet()) {
+                    g.writeNumberField(e.getKey(), e.getValue());
+                }
+                g.writeEndObject();
+            }
             if (cluster != null) { // engine connections and partitions held
                 g.writeObjectFieldStart("cluster");
                 for (java.util.Map.Entry<String, Object> e : cluster.entrySet()) {
@@ -237,6 +247,13 @@ final class Responses {
                     }
                 }
                 g.writeEndObject();
+            }
+            if (!warnings.isEmpty()) {
+                g.writeArrayFieldStart("warnings");
+                for (String w : warnings) {
+                    g.writeString(w);
+                }
+                g.writeEndArray();
             }
             if (error != null) {
                 g.writeStringField("error", error);

@@ -5,6 +5,7 @@ import dev.pulsebus.cluster.ClusterSettings;
 import dev.pulsebus.config.Config;
 import dev.pulsebus.config.ConfigException;
 import dev.pulsebus.config.ConfigSnapshot;
+import dev.pulsebus.config.Secret;
 import java.nio.file.Path;
 import dev.pulsebus.onebot.OneBotSettings;
 import dev.pulsebus.telegram.TelegramSettings;
@@ -19,13 +20,14 @@ import org.jspecify.annotations.Nullable;
  * The server's settings: built-in defaults, then {@code config/pulsebus.toml}, then environment
  * variables ({@code PULSEBUS_SERVER_PORT} sets {@code server.port}), then command-line flags. Unknown
  * settings and bad values are errors that name the setting (and the file's line for a syntax error).
+ * Tokens and passwords are {@link Secret}s: the record prints them masked.
  */
 public record ServerConfig(
-        String host, int port, String token, int maxBodyBytes, int maxHeaderBytes, int maxConnections,
+        String host, int port, Secret token, int maxBodyBytes, int maxHeaderBytes, int maxConnections,
         int requestTimeoutMs, int maxPendingMessages, int maxPollTimeoutMs, int shutdownTimeoutMs,
-        String adminToken, List<String> allowedHosts, int maxConnectionsPerClient,
+        Secret adminToken, List<String> allowedHosts, int maxConnectionsPerClient,
         String instance, boolean metricsEnabled,
-        Path dataDir, String jdbcUrl, String username, String password, String synchronous, long cacheSize,
+        Path dataDir, String jdbcUrl, String username, Secret password, String synchronous, long cacheSize,
         int keepPerChat, int maxAgeDays, int slowHandlerMs,
         Path modulesDir, Map<String, Map<String, String>> modules, List<OneBotSettings> onebot,
         @Nullable TelegramSettings telegram, ClusterSettings cluster, @Nullable Path file, int moduleLoadTimeoutMs,
@@ -148,10 +150,12 @@ public record ServerConfig(
         TelegramSettings telegram = adapters.containsKey(TELEGRAM) ? TelegramSettings.read(adapters.get(TELEGRAM), source)
                 : null;
         checkClusterPlatforms(cluster, onebot, telegram, source);
+        String host = r.text("server", "host", "127.0.0.1");
+        OneBotSettings.checkIntake(onebot, host, source);
         return new ServerConfig(
-                r.text("server", "host", "127.0.0.1"),
+                host,
                 r.integer("server", "port", 8080, 0, 65535),
-                r.text("server", "token", ""),
+                Secret.of(r.text("server", "token", "")),
                 r.integer("server", "max_body_bytes", 64 * 1024, 256, 64 * 1024 * 1024),
                 r.integer("server", "max_header_bytes", 8 * 1024, 1024, 1024 * 1024),
                 r.integer("server", "max_connections", 1024, 1, 1_000_000),
@@ -159,7 +163,7 @@ public record ServerConfig(
                 r.integer("server", "max_pending_messages", 10_000, 1, 10_000_000),
                 r.integer("server", "max_poll_timeout_ms", 120_000, 0, 3_600_000),
                 r.integer("server", "shutdown_timeout_ms", 10_000, 100, 3_600_000),
-                r.text("server", "admin_token", ""),
+                Secret.of(r.text("server", "admin_token", "")),
                 r.hosts("server", "allowed_hosts"),
                 r.integer("server", "max_connections_per_client", DEFAULT_PER_CLIENT, 1, 1_000_000),
                 r.text("bot", "instance", ""),
@@ -167,7 +171,7 @@ public record ServerConfig(
                 Path.of(r.text("storage", "data_dir", "data")),
                 jdbcUrl,
                 r.text("storage", "username", ""),
-                r.text("storage", "password", ""),
+                Secret.of(r.text("storage", "password", "")),
                 r.text("storage", "synchronous", "NORMAL"),
                 r.integer("storage", "cache_size", 10_000, 0, 100_000_000),
                 r.integer("transcript", "keep_per_chat", 10_000, 1, 100_000_000),
@@ -195,6 +199,11 @@ public record ServerConfig(
             throw new ConfigException(source + ": cluster.enabled with adapters.telegram mode = \"polling\": Telegram "
                     + "answers one getUpdates per bot at a time, so several instances would take turns failing; use "
                     + "mode = \"webhook\" with webhook_url pointing at your load balancer (see docs/CLUSTER.md)");
+        }
+        if (telegram != null && telegram.enabled() && telegram.webhookSecret().isEmpty()) {
+            throw new ConfigException(source + ": cluster.enabled with adapters.telegram and no webhook_secret: each "
+                    + "instance would draw a secret of its own and refuse the posts made with another's; set "
+                    + "webhook_secret (1 to 256 of A-Z a-z 0-9 _ -) to one value for all instances");
         }
         for (OneBotSettings o : onebot) {
             if (o.enabled() && o.mode() == dev.pulsebus.onebot.Mode.HTTP && o.url().isEmpty()) {

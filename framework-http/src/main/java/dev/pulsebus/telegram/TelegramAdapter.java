@@ -3,6 +3,7 @@ package dev.pulsebus.telegram;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulsebus.adapter.JsonBytes;
+import dev.pulsebus.config.Secret;
 import dev.pulsebus.event.Event;
 import dev.pulsebus.event.MessageEvent;
 import dev.pulsebus.internal.Backoff;
@@ -62,6 +63,8 @@ import org.slf4j.LoggerFactory;
  * <p><b>Webhook</b> ({@link TelegramSettings.Mode#WEBHOOK}): {@code setWebhook} at start (retried with the
  * same backoff until it works), then Telegram POSTs updates to {@code /telegram/<bot id>/webhook} on the
  * server's port ({@link #route}); a wrong or missing {@code X-Telegram-Bot-Api-Secret-Token} is answered 401,
+ * and runs nothing. There is always a secret: without {@code webhook_secret} one is drawn at random at start
+ * and given to {@code setWebhook} (a bot id is public; a webhook taking posts without one would run anyone's),
  * and the answer 200 is written only once the update has been through the pipeline (Telegram posts it again
  * otherwise).
  *
@@ -91,6 +94,12 @@ public final class TelegramAdapter implements Adapter {
     static final Duration STORE_WAIT = Duration.ofSeconds(30);
 
     final TelegramSettings settings;
+    /**
+     * Webhook mode: the {@code secret_token} given to {@code setWebhook} and checked on every post; the
+     * configured {@code webhook_secret}, or one drawn at random for this run when none is set (the bot id is
+     * public, so a webhook without one would run anyone's forged updates). Empty in polling mode.
+     */
+    private final Secret webhookSecret;
     final TelegramMetrics metrics = new TelegramMetrics();
     private final BotApi api;
     private final Sender sender;
@@ -131,9 +140,11 @@ public final class TelegramAdapter implements Adapter {
         this.sleeper = sleeper;
         this.api = new BotApi(settings.apiUrl(), metrics);
         this.sender = new Sender(api, work, sleeper);
-        for (String token : settings.tokens()) {
-            String id = TelegramSettings.botId(token);
-            bots.putIfAbsent(id, new Bot(id, token));
+        this.webhookSecret = settings.mode() != TelegramSettings.Mode.WEBHOOK ? Secret.NONE
+                : settings.webhookSecret().isEmpty() ? Secret.of(Webhook.randomSecret()) : settings.webhookSecret();
+        for (Secret token : settings.tokens()) {
+            String id = TelegramSettings.botId(token.reveal());
+            bots.putIfAbsent(id, new Bot(id, token.reveal()));
         }
         if (registry != null) {
             metrics.bind(registry);
@@ -173,6 +184,10 @@ public final class TelegramAdapter implements Adapter {
     public void start(Inbound inbound) {
         this.inbound = inbound;
         lanes.start(inbound);
+        if (settings.mode() == TelegramSettings.Mode.WEBHOOK && settings.webhookSecret().isEmpty()) {
+            LOG.info("Telegram: adapters.telegram.webhook_secret is not set; the webhook checks a secret_token drawn "
+                    + "at random for this run");
+        }
         for (Bot bot : bots.values()) {
             bot.thread = Thread.ofVirtual().name("pulsebus-telegram-" + bot.id).start(() -> run(bot));
         }
@@ -270,10 +285,8 @@ public final class TelegramAdapter implements Adapter {
             }
             bot.username = me.path("username").asText("");
             if (settings.mode() == TelegramSettings.Mode.WEBHOOK) {
-                ObjectNode p = Json.MAPPER.createObjectNode().put("url", settings.webhookFor(bot.id));
-                if (!settings.webhookSecret().isEmpty()) {
-                    p.put("secret_token", settings.webhookSecret());
-                }
+                ObjectNode p = Json.MAPPER.createObjectNode().put("url", settings.webhookFor(bot.id))
+                        .put("secret_token", webhookSecret.reveal());
                 p.set("allowed_updates", Json.MAPPER.valueToTree(ALLOWED_UPDATES));
                 if (retrying(bot, backoff, "setWebhook", p) != null) {
                     bot.up = true;
@@ -515,7 +528,7 @@ public final class TelegramAdapter implements Adapter {
             Webhook.answer(ctx, request, HttpResponseStatus.METHOD_NOT_ALLOWED, "POST an update");
             return true;
         }
-        if (!Webhook.secretMatches(settings.webhookSecret(), request.headers().get(Webhook.SECRET_HEADER))) {
+        if (!webhookSecret.matches(request.headers().get(Webhook.SECRET_HEADER))) {
             metrics.webhookRefused.increment();
             Webhook.answer(ctx, request, HttpResponseStatus.UNAUTHORIZED, "wrong or missing " + Webhook.SECRET_HEADER);
             return true;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pulsebus.adapter.SectionReader;
 import dev.pulsebus.config.ConfigException;
+import dev.pulsebus.config.Secret;
 import dev.pulsebus.internal.Json;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -18,7 +19,7 @@ import java.util.Set;
  * (a TOML array of strings, or separated by commas as an environment variable gives them): each is a bot
  * of its own, with its own {@code Self}, poller (or webhook) and offset.
  *
- * @param tokens             the bots' tokens ({@code <bot id>:<secret>})
+ * @param tokens             the bots' tokens ({@code <bot id>:<secret>}); printed masked, as every {@link Secret}
  * @param apiUrl             the Bot API's base URL (a local Bot API server or an emulator in its place)
  * @param webhookUrl         webhook mode: the public URL Telegram calls (the server's root, to which
  *                           {@code /telegram/<bot id>/webhook} is added, or that full URL)
@@ -26,8 +27,8 @@ import java.util.Set;
  *                           empty: none
  * @param pollTimeoutSeconds {@code getUpdates}'s {@code timeout}
  */
-public record TelegramSettings(boolean enabled, Mode mode, List<String> tokens, String apiUrl, String webhookUrl,
-                               String webhookSecret, int pollTimeoutSeconds) {
+public record TelegramSettings(boolean enabled, Mode mode, List<Secret> tokens, String apiUrl, String webhookUrl,
+                               Secret webhookSecret, int pollTimeoutSeconds) {
 
     /** The keys a section may hold. */
     public static final Set<String> KEYS = Set.of("enabled", "mode", "token", "api_url", "webhook_url",
@@ -57,8 +58,8 @@ public record TelegramSettings(boolean enabled, Mode mode, List<String> tokens, 
         Objects.requireNonNull(apiUrl, "apiUrl");
         Objects.requireNonNull(webhookUrl, "webhookUrl");
         Objects.requireNonNull(webhookSecret, "webhookSecret");
-        for (String t : tokens) {
-            if (botId(t).isEmpty()) {
+        for (Secret t : tokens) {
+            if (botId(t.reveal()).isEmpty()) {
                 throw new IllegalArgumentException("a Telegram token is <bot id>:<secret>, the bot id digits");
             }
         }
@@ -72,11 +73,12 @@ public record TelegramSettings(boolean enabled, Mode mode, List<String> tokens, 
 
     /** Polling with defaults, bots {@code tokens}, at {@code apiUrl}. */
     public static TelegramSettings polling(String apiUrl, String... tokens) {
-        return new TelegramSettings(true, Mode.POLLING, List.of(tokens), apiUrl, "", "", DEFAULT_POLL_TIMEOUT_SECONDS);
+        return new TelegramSettings(true, Mode.POLLING, java.util.Arrays.stream(tokens).map(Secret::of).toList(), apiUrl,
+                "", Secret.NONE, DEFAULT_POLL_TIMEOUT_SECONDS);
     }
 
     public TelegramSettings withWebhook(String url, String secret) {
-        return new TelegramSettings(enabled, Mode.WEBHOOK, tokens, apiUrl, url, secret, pollTimeoutSeconds);
+        return new TelegramSettings(enabled, Mode.WEBHOOK, tokens, apiUrl, url, Secret.of(secret), pollTimeoutSeconds);
     }
 
     public TelegramSettings withPollTimeoutSeconds(int seconds) {
@@ -120,7 +122,7 @@ public record TelegramSettings(boolean enabled, Mode mode, List<String> tokens, 
             case "webhook" -> Mode.WEBHOOK;
             default -> throw r.error("mode must be \"polling\" or \"webhook\", was \"" + modeText + "\"");
         };
-        List<String> tokens = tokens(r);
+        List<Secret> tokens = tokens(r);
         if (enabled && tokens.isEmpty()) {
             throw r.error("token is empty: set it to the token BotFather gave (or PULSEBUS_ADAPTERS_TELEGRAM__TOKEN), "
                     + "or enabled = false");
@@ -138,7 +140,8 @@ public record TelegramSettings(boolean enabled, Mode mode, List<String> tokens, 
         if (!secret.matches("[A-Za-z0-9_-]{0,256}")) {
             throw r.error("webhook_secret may hold 1 to 256 of A-Z, a-z, 0-9, _ and - (the Bot API's secret_token)");
         }
-        return new TelegramSettings(enabled, mode, tokens, apiUrl, webhookUrl, secret, DEFAULT_POLL_TIMEOUT_SECONDS);
+        return new TelegramSettings(enabled, mode, tokens, apiUrl, webhookUrl, Secret.of(secret),
+                DEFAULT_POLL_TIMEOUT_SECONDS);
     }
 
     /**
@@ -146,14 +149,14 @@ public record TelegramSettings(boolean enabled, Mode mode, List<String> tokens, 
      * gives them), or a TOML array of strings ({@code token = ["1:a", "2:b"]}, which the file hands over as
      * its JSON text). A bot id given twice is an error: each bot is one {@code Self}.
      */
-    private static List<String> tokens(SectionReader r) {
+    private static List<Secret> tokens(SectionReader r) {
         List<String> given;
         try {
             given = SectionReader.strings(r.text("token", ""));
         } catch (IllegalArgumentException e) {
             throw r.error("token " + String.valueOf(e.getMessage()).replace("a text", "a bot token"));
         }
-        List<String> tokens = new ArrayList<>();
+        List<Secret> tokens = new ArrayList<>();
         Set<String> ids = new HashSet<>();
         for (String t : given) {
             String token = t.strip();
@@ -167,7 +170,7 @@ public record TelegramSettings(boolean enabled, Mode mode, List<String> tokens, 
             if (!ids.add(id)) {
                 throw r.error("token names bot " + id + " twice");
             }
-            tokens.add(token);
+            tokens.add(Secret.of(token));
         }
         return tokens;
     }

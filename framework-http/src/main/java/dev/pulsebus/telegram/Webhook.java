@@ -13,25 +13,24 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import org.jspecify.annotations.Nullable;
+import java.security.SecureRandom;
+import java.util.Base64;
 
 /** The webhook's wire: the secret header and the answers. Stateless. */
 final class Webhook {
 
     static final String SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token";
+    private static final SecureRandom RANDOM = new SecureRandom();
     private static final byte[] OK = "{\"ok\":true}".getBytes(StandardCharsets.UTF_8);
 
     private Webhook() {
     }
 
-    /** Whether {@code given} is the configured secret (compared in constant time); with none set, anything is. */
-    static boolean secretMatches(String secret, @Nullable String given) {
-        if (secret.isEmpty()) {
-            return true;
-        }
-        return given != null && MessageDigest.isEqual(secret.getBytes(StandardCharsets.UTF_8),
-                given.getBytes(StandardCharsets.UTF_8));
+    /** A {@code secret_token} for one run: 43 characters of {@code A-Z a-z 0-9 _ -}, 256 random bits. */
+    static String randomSecret() {
+        byte[] bits = new byte[32];
+        RANDOM.nextBytes(bits);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bits);
     }
 
     static void ok(ChannelHandlerContext ctx, boolean keepAlive) {

@@ -57,6 +57,22 @@ class HttpV11Test {
     }
 
     @Test
+    void anAccessTokenWithoutSecretIsWarnedOfInHealth() throws Exception {
+        start("");
+        assertThat(server.get("/health")).doesNotContain("warnings");
+        server.close();
+        server = new OneBotServer(dir, """
+                [adapters.onebot11]
+                mode = "http"
+                access_token = "api-token"
+                """);
+        assertThat(fake.post(server.http("/onebot/v11/http"), Fixtures.V11_NOTICES[5][2], "").statusCode())
+                .as("nothing checks a post: hence the warning").isEqualTo(204);
+        assertThat(server.get("/health")).contains("\"warnings\":[\"adapters.onebot11: mode \\\"http\\\" without secret: "
+                + "posted events are not authenticated");
+    }
+
+    @Test
     void withoutAnApiUrlACommandIsAnsweredAsAQuickOperation() throws Exception {
         start("");
         HttpResponse<String> res = fake.post(server.http("/onebot/v11/http"),

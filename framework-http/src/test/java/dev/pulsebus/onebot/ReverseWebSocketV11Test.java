@@ -8,14 +8,19 @@ import dev.pulsebus.event.ChatRef;
 import dev.pulsebus.event.Event;
 import dev.pulsebus.event.GroupMessage;
 import dev.pulsebus.event.Message;
+import dev.pulsebus.event.MetaEvent;
 import dev.pulsebus.event.NoticeEvent;
 import dev.pulsebus.event.PrivateMessage;
 import dev.pulsebus.event.RequestEvent;
 import dev.pulsebus.event.Segment;
+import dev.pulsebus.internal.Json;
 import dev.pulsebus.testing.Await;
+import java.net.http.HttpClient;
+import java.net.http.WebSocket;
 import java.net.http.WebSocketHandshakeException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -114,6 +119,10 @@ class ReverseWebSocketV11Test {
                 .satisfies(e -> assertThat(rootHandshake(e).getResponse().statusCode()).isEqualTo(401));
         assertThatThrownBy(() -> fake.connect(server.ws("/onebot/v11/ws"), "Authorization", "Bearer 123"))
                 .satisfies(e -> assertThat(rootHandshake(e).getResponse().statusCode()).isEqualTo(401));
+        assertThatThrownBy(() -> fake.connect(server.ws("/onebot/v11/ws"), "X-Self-ID", "1".repeat(65),
+                "Authorization", "Bearer " + TOKEN))
+                .satisfies(e -> assertThat(rootHandshake(e).getResponse().statusCode()).as("an id past 64 characters")
+                        .isEqualTo(400));
         FakeOneBot.Client byQuery = fake.connect(server.ws("/onebot/v11/ws?access_token=0123"), "X-Self-ID", "1");
         assertThat(byQuery.open()).isTrue();
         byQuery.send(Fixtures.v11Group(10001000, 6, 123456, "frames are not requests"));
@@ -303,5 +312,66 @@ class ReverseWebSocketV11Test {
             return (OneBotActionException) e.getCause();
         }
         throw new AssertionError("the action did not fail");
+    }
+
+    @Test
+    void theLifecycleConnectOfAQuickReconnectIsNoDuplicate() throws Exception {
+        start("");
+        List<MetaEvent> seen = new CopyOnWriteArrayList<>();
+        server.server.bus().subscribe(MetaEvent.class, e -> {
+            if (e.detailType().equals("lifecycle")) {
+                seen.add(e);
+            }
+        });
+        String connect = """
+                {"time": 1700000000, "self_id": 10001000, "post_type": "meta_event",
+                 "meta_event_type": "lifecycle", "sub_type": "connect"}""";
+        FakeOneBot.Client first = bot(10001000, "Universal", "/onebot/v11/ws");
+        first.send(connect);
+        first.drop();
+        FakeOneBot.Client second = bot(10001000, "Universal", "/onebot/v11/ws");
+        second.send(connect); // the same bytes within the same second: a reconnect, not a repeat
+        assertThat(Await.until(Duration.ofSeconds(10), () -> seen.size() == 2)).isTrue();
+        assertThat(seen.get(0).id()).isNotEqualTo(seen.get(1).id());
+        assertThat(server.get("/metrics")).contains("pulsebus_messages_duplicates_total 0.0");
+    }
+
+    @Test
+    void elevenHundredBotsThatCameAndWentLeaveRoomForANewOneAndHealthStaysBounded() throws Exception {
+        start("");
+        HttpClient client = HttpClient.newHttpClient();
+        WebSocket.Listener quiet = new WebSocket.Listener() { };
+        for (int i = 0; i < 1100; i++) {
+            WebSocket ws = client.newWebSocketBuilder().header("X-Self-ID", Long.toString(500_000 + i))
+                    .header("Authorization", "Bearer " + TOKEN)
+                    .buildAsync(server.ws("/onebot/v11/ws"), quiet).get(10, TimeUnit.SECONDS);
+            ws.abort();
+        }
+        OneBotAdapter adapter = server.adapter();
+        assertThat(Await.until(Duration.ofSeconds(20), () -> adapter.metrics.connections.get() == 0)).isTrue();
+        assertThat(adapter.bots.size()).isEqualTo(Bots.MAX);
+
+        FakeOneBot.Client fresh = bot(99_000_001, "Universal", "/onebot/v11/ws");
+        fresh.send(Fixtures.v11Group(99_000_001, 7, 123456, "/echo still here"));
+        FakeOneBot.Received action = fake.next();
+        assertThat(action.on()).as("the new bot is tracked and answered on its connection").isSameAs(fresh);
+        assertThat(action.params().path("message").get(1).path("data").path("text").asText()).isEqualTo("still here");
+        assertThat(adapter.bots.find("99000001")).isNotNull();
+        assertThat(adapter.bots.find("500000")).as("the bot gone longest made way").isNull();
+        assertThat(adapter.bots.size()).isEqualTo(Bots.MAX);
+
+        String body = server.get("/health");
+        JsonNode health = Json.MAPPER.readTree(body);
+        long named = 0;
+        for (Iterator<String> names = health.path("components").fieldNames(); names.hasNext(); ) {
+            if (names.next().startsWith("onebot11:")) {
+                named++;
+            }
+        }
+        assertThat(named).isEqualTo(Bots.LISTED);
+        assertThat(health.path("unlisted_bots").path("onebot11").asInt()).isEqualTo(Bots.MAX - Bots.LISTED);
+        assertThat(health.path("status").asText()).isEqualTo("DEGRADED"); // the bots that left are down
+        assertThat(body.length()).isLessThan(4096);
+        assertThat(server.get("/metrics")).contains("pulsebus_onebot_bots_untracked_total{version=\"11\"} 0.0");
     }
 }

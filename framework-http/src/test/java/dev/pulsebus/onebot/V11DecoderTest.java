@@ -90,4 +90,26 @@ class V11DecoderTest {
         assertThat(metrics.bad(OneBotMetrics.Bad.INVALID)).isEqualTo(3);
         assertThat(metrics.bad(OneBotMetrics.Bad.UNKNOWN_TYPE)).isEqualTo(1);
     }
+
+    @Test
+    void idsLongerThan64CharactersOrBeyondALongAreCountedAndDropped() {
+        String longId = "\"" + "7".repeat(65) + "\"";
+        for (String[] ids : new String[][] {{"1", longId, "3"}, {"1", "2", longId}, {longId, "2", "3"},
+                {"1", "99999999999999999999", "3"}, {"1", "2", "-99999999999999999999"}, {"1", "2.5", "3"},
+                {"18446744073709551616", "2", "3"}}) {
+            assertThat(decode(group(ids[0], ids[1], ids[2]))).as(String.join(", ", ids)).isNull();
+        }
+        assertThat(metrics.bad(OneBotMetrics.Bad.INVALID)).isEqualTo(7);
+        String longest = "\"" + "7".repeat(64) + "\"";
+        assertThat(decode(group(longest, longest, longest))).isInstanceOf(dev.pulsebus.event.GroupMessage.class);
+        assertThat(decode(group("1", "9223372036854775807", "-9223372036854775808")))
+                .isInstanceOf(dev.pulsebus.event.GroupMessage.class);
+        assertThat(metrics.bad(OneBotMetrics.Bad.INVALID)).isEqualTo(7);
+    }
+
+    private static String group(String self, String user, String group) {
+        return "{\"post_type\": \"message\", \"message_type\": \"group\", \"self_id\": " + self
+                + ", \"message_id\": 1, \"user_id\": " + user + ", \"group_id\": " + group
+                + ", \"message\": \"hi\"}";
+    }
 }

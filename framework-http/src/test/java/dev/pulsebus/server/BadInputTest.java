@@ -121,8 +121,10 @@ class BadInputTest {
     }
 
     @Test
-    void theBotsNameIsReservedInAnyCase() throws Exception {
-        for (String bot : new String[] {"bot", "Bot", "BOT", " bot "}) {
+    void theBotsNameIsReservedInAnyCaseAndDisguise() throws Exception {
+        // NBSP, zero-width space, a right-to-left mark, fullwidth letters, Cyrillic о, Greek ο and Cyrillic Т
+        for (String bot : new String[] {"bot", "Bot", "BOT", " bot ", "bot\\u00a0", "bot\\u200b", "\\u200fbot",
+                "\\uff42\\uff4f\\uff54", "b\\u043et", "b\\u03bft", "BO\\u0422", "b\\u00adot"}) {
             HttpResponse<String> r = sayRaw("lobby", "{\"user\": \"" + bot + "\", \"text\": \"I am the bot\"}");
             assertThat(r.statusCode()).as(bot).isEqualTo(400);
             assertThat(error(r)).isEqualTo("field 'user' must not be 'bot': the bot's name is reserved");

@@ -28,7 +28,7 @@ class ServerConfigTest {
         assertThat(shipped.host()).isEqualTo("127.0.0.1").isEqualTo(defaults.host());
         assertThat(shipped.maxBodyBytes()).isEqualTo(defaults.maxBodyBytes());
         assertThat(shipped.slowHandlerMs()).isEqualTo(1000).isEqualTo(defaults.slowHandlerMs());
-        assertThat(shipped.token()).isEmpty();
+        assertThat(shipped.token().isEmpty()).isTrue();
         assertThat(shipped.modules()).containsKey("example");
         assertThat(shipped.moduleLoadTimeoutMs()).isEqualTo(10_000).isEqualTo(defaults.moduleLoadTimeoutMs());
         assertThat(shipped.busStallMs()).isEqualTo(10_000).isEqualTo(defaults.busStallMs());
@@ -45,8 +45,10 @@ class ServerConfigTest {
                 .isEqualTo(250);
         ServerConfig secrets = ServerConfig.load(f, false, Map.of("PULSEBUS_SERVER_TOKEN", "0123",
                 "PULSEBUS_STORAGE_PASSWORD", "007", "PULSEBUS_STORAGE_USERNAME", "1.50"));
-        assertThat(secrets.token()).isEqualTo("0123");
-        assertThat(secrets.password()).isEqualTo("007");
+        assertThat(secrets.token().reveal()).isEqualTo("0123");
+        assertThat(secrets.password().reveal()).isEqualTo("007");
+        assertThat(secrets.toString()).as("the record prints no secret").doesNotContain("0123").doesNotContain("007")
+                .contains("token=****").contains("password=****");
         assertThat(secrets.username()).isEqualTo("1.50");
         assertThat(ServerConfig.load(f, false, Map.of("PULSEBUS_JAVA_OPTS", "-Xmx512m", "PULSEBUS_AOT", "0",
                 "PULSEBUS_JAVA", "/usr/bin/java", "PULSEBUS_NPM_CACHE", "/tmp/npm")).port())
@@ -146,8 +148,12 @@ class ServerConfigTest {
         Path quick = write(cluster + "[adapters.onebot11]\nenabled = true\nmode = \"http\"\n");
         assertThatThrownBy(() -> ServerConfig.load(quick, false, Map.of())).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("adapters.onebot11 mode = \"http\" needs url");
+        Path noSecret = write(cluster + "[adapters.telegram]\nenabled = true\nmode = \"webhook\"\ntoken = \"1:a\"\n"
+                + "webhook_url = \"https://bot.example.com\"\n");
+        assertThatThrownBy(() -> ServerConfig.load(noSecret, false, Map.of())).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("no webhook_secret").hasMessageContaining("one value for all instances");
         Path fine = write(cluster + "[adapters.telegram]\nenabled = true\nmode = \"webhook\"\ntoken = \"1:a\"\n"
-                + "webhook_url = \"https://bot.example.com\"\n[adapters.onebot11]\nenabled = true\nmode = \"http\"\n"
+                + "webhook_url = \"https://bot.example.com\"\nwebhook_secret = \"s\"\n[adapters.onebot11]\nenabled = true\nmode = \"http\"\n"
                 + "url = \"http://127.0.0.1:5700\"\n[adapters.onebot12]\nenabled = true\nmode = \"forward-ws\"\n"
                 + "url = \"ws://127.0.0.1:6700\"\n");
         assertThat(ServerConfig.load(fine, false, Map.of()).onebot()).hasSize(2);

@@ -112,4 +112,53 @@ class StorageDownTest {
             }
         }
     }
+
+    @Test
+    void aSqliteFileDeletedWhileRunningTurnsHealthDownAndSaysAreRefused() throws Exception {
+        int kept;
+        try (TestServer t = new TestServer(dir, "token = \"s3cret\"\n")) {
+            assertThat(t.say("r", "ann", "before", AUTH).statusCode()).isEqualTo(201);
+            for (String suffix : List.of("", "-wal", "-shm")) {
+                java.nio.file.Files.deleteIfExists(dir.resolve("data").resolve("pulsebus.db" + suffix));
+            }
+            assertThat(Await.until(Duration.ofSeconds(10), Duration.ofMillis(100),
+                    () -> t.get("/health").statusCode() == 503)).as("noticed within the health interval").isTrue();
+            JsonNode h = Json.MAPPER.readTree(t.get("/health", AUTH).body());
+            assertThat(h.at("/components/storage/status").asText()).isEqualTo("DOWN");
+            assertThat(h.get("error").asText()).contains("deleted or replaced while open");
+            // the first say after it is kept and stored later (202: spilled at shutdown, stored at the next start),
+            // the ones after it are refused: none is acknowledged (201) into a file that is gone
+            kept = t.say("r", "ann", "kept", AUTH).statusCode();
+            assertThat(kept).isIn(202, 503);
+            assertThat(Await.until(Duration.ofSeconds(10), Duration.ofMillis(100),
+                    () -> t.say("r", "ann", "refused", AUTH).statusCode() == 503)).isTrue();
+            assertThat(t.say("r", "ann", "refused", AUTH).statusCode()).isEqualTo(503);
+        }
+        try (TestServer t = new TestServer(dir, "token = \"s3cret\"\n")) { // the file at the path, opened again
+            JsonNode history = Json.MAPPER.readTree(t.get("/api/rooms/r/messages", AUTH).body()).get("messages");
+            assertThat(history).extracting(m -> m.get("text").asText()).doesNotContain("refused");
+            if (kept == 202) {
+                assertThat(history).extracting(m -> m.get("text").asText()).contains("kept");
+            }
+            assertThat(t.get("/health").statusCode()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void aPostgresqlSchemaRecreatedEmptyIsMigratedAgainAndTakesSays() throws Exception {
+        try (PostgresSchema schema = PostgresSchema.create("StorageDownTest");
+             TestServer t = new TestServer(dir, "token = \"s3cret\"\n", "jdbc_url = \"" + schema.jdbcUrl() + "\"\n")) {
+            assertThat(t.say("r", "ann", "before", AUTH).statusCode()).isEqualTo(201);
+            try (java.sql.Connection c = java.sql.DriverManager.getConnection(PostgresSchema.ADMIN)) {
+                c.createStatement().execute("DROP SCHEMA " + schema.name() + " CASCADE");
+                c.createStatement().execute("CREATE SCHEMA " + schema.name());
+            }
+            assertThat(Await.until(Duration.ofSeconds(20), Duration.ofMillis(200),
+                    () -> t.say("r", "ann", "after", AUTH).statusCode() == 201))
+                    .as("migrated again without a restart").isTrue();
+            JsonNode history = Json.MAPPER.readTree(t.get("/api/rooms/r/messages", AUTH).body()).get("messages");
+            assertThat(history).extracting(m -> m.get("text").asText()).contains("after");
+            assertThat(Await.until(Duration.ofSeconds(5), () -> t.get("/health").statusCode() == 200)).isTrue();
+        }
+    }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pulsebus.config.ConfigException;
+import dev.pulsebus.config.Secret;
 import dev.pulsebus.server.ServerConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +23,8 @@ class TelegramSettingsTest {
         assertThat(s.mode()).isEqualTo(TelegramSettings.Mode.POLLING);
         assertThat(s.apiUrl()).isEqualTo("https://api.telegram.org");
         assertThat(s.pollTimeoutSeconds()).isEqualTo(50);
-        assertThat(s.tokens()).containsExactly("123:abc");
+        assertThat(s.tokens()).extracting(Secret::reveal).containsExactly("123:abc");
+        assertThat(s.toString()).doesNotContain("abc");
     }
 
     @Test
@@ -35,7 +37,8 @@ class TelegramSettingsTest {
     void aTomlArrayOfTokensIsSeveralBotsAndABotTwiceIsRefused() throws Exception {
         Path file = dir.resolve("pulsebus.toml");
         Files.writeString(file, "[adapters.telegram]\ntoken = [\"1:a\", \"22:b\"]\n");
-        assertThat(ServerConfig.load(file, false, Map.of()).telegram().tokens()).containsExactly("1:a", "22:b");
+        assertThat(ServerConfig.load(file, false, Map.of()).telegram().tokens()).extracting(Secret::reveal)
+                .containsExactly("1:a", "22:b");
         Files.writeString(file, "[adapters.telegram]\ntoken = [\"1:a\", \"1:b\"]\n");
         assertThatThrownBy(() -> ServerConfig.load(file, false, Map.of())).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("adapters.telegram.token names bot 1 twice");
@@ -66,7 +69,7 @@ class TelegramSettingsTest {
         Files.writeString(file, "[adapters.telegram]\nmode = \"polling\"\n");
         ServerConfig c = ServerConfig.load(file, false, Map.of("PULSEBUS_ADAPTERS_TELEGRAM__TOKEN", "0123:0456"));
         assertThat(c.telegram()).isNotNull();
-        assertThat(c.telegram().tokens()).containsExactly("0123:0456");
+        assertThat(c.telegram().tokens()).extracting(Secret::reveal).containsExactly("0123:0456");
         assertThatThrownBy(() -> ServerConfig.load(file, false, Map.of("PULSEBUS_ADAPTERS_TELEGRAM__TOKN", "1:a")))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("names no setting");
         assertThat(ServerConfig.defaults().telegram()).isNull();

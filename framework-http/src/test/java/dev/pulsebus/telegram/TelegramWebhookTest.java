@@ -34,13 +34,17 @@ class TelegramWebhookTest {
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private PulseBusServer server(FakeBotApi api) throws Exception {
+        return server(api, "webhook_secret = \"" + SECRET + "\"");
+    }
+
+    private PulseBusServer server(FakeBotApi api, String secretLine) throws Exception {
         return TelegramServers.start(dir, """
                 mode = "webhook"
                 token = "%s"
                 api_url = "%s"
                 webhook_url = "https://bot.example.com"
-                webhook_secret = "%s"
-                """.formatted(FakeBotApi.TOKEN, api.url(), SECRET));
+                %s
+                """.formatted(FakeBotApi.TOKEN, api.url(), secretLine));
     }
 
     private HttpResponse<String> post(PulseBusServer server, String path, String secret) throws Exception {
@@ -97,6 +101,27 @@ class TelegramWebhookTest {
             assertThat(post(server, "/telegram/123456/webhook", SECRET, "[1, 2").statusCode()).isEqualTo(400);
             assertThat(get(server, "/metrics")).contains("pulsebus_telegram_bad_updates_total{reason=\"invalid\"} 1.0")
                     .contains("pulsebus_telegram_bad_updates_total{reason=\"not_json\"} 1.0");
+            assertThat(seen).hasSize(1);
+        }
+    }
+
+    @Test
+    void withoutAConfiguredSecretARandomOneIsSetAndForgedPostsRunNothing() throws Exception {
+        try (FakeBotApi api = new FakeBotApi(); PulseBusServer server = server(api, "")) {
+            List<PrivateMessage> seen = new CopyOnWriteArrayList<>();
+            server.bus().subscribe(PrivateMessage.class, seen::add);
+            assertThat(Await.until(Duration.ofSeconds(10), () -> !api.calls("setWebhook").isEmpty())).isTrue();
+            String secret = api.calls("setWebhook").get(0).params().path("secret_token").asText();
+            assertThat(secret).matches("[A-Za-z0-9_-]{43}");
+
+            // the bot id is public: a post without the header, or with an empty one, is refused and runs nothing
+            assertThat(post(server, "/telegram/123456/webhook", null).statusCode()).isEqualTo(401);
+            assertThat(post(server, "/telegram/123456/webhook", "").statusCode()).isEqualTo(401);
+            assertThat(post(server, "/telegram/123456/webhook", "wrong").statusCode()).isEqualTo(401);
+            assertThat(seen).isEmpty();
+            assertThat(get(server, "/metrics")).contains("pulsebus_telegram_webhook_refused_total 3.0");
+
+            assertThat(post(server, "/telegram/123456/webhook", secret).statusCode()).isEqualTo(200);
             assertThat(seen).hasSize(1);
         }
     }

@@ -68,6 +68,12 @@ final class JdbcTranscriptStore implements TranscriptStore {
         if (batch.isEmpty()) {
             return;
         }
+        try {
+            health.check(); // a SQLite file deleted while open: what it takes is gone at the next start
+        } catch (SQLException e) {
+            health.failed(e);
+            throw e;
+        }
         Session s = sessions.borrow();
         boolean failed = true;
         try {

@@ -136,6 +136,7 @@ final class KvWriter {
 
     private void commit(List<KvWrite> batch) {
         try {
+            health.check(); // a SQLite file deleted while open: what it takes is gone at the next start
             if (session == null) {
                 session = new Session(dataSource.getConnection());
                 session.connection.setAutoCommit(false);

@@ -27,9 +27,38 @@ final class Schema {
      */
     static void bringUpToDate(DataSource ds, SessionPool sessions, Dialect dialect) {
         if (!upToDate(sessions)) {
-            Flyway.configure(Storage.class.getClassLoader()).dataSource(ds).locations(dialect.migrations)
-                    .table(HISTORY).load().migrate();
+            migrate(ds, dialect);
         }
+    }
+
+    private static void migrate(DataSource ds, Dialect dialect) {
+        Flyway.configure(Storage.class.getClassLoader()).dataSource(ds).locations(dialect.migrations)
+                .table(HISTORY).load().migrate();
+    }
+
+    /**
+     * Migrates the database again when PulseBus's schema history is gone from it (a database or schema
+     * dropped and recreated empty while running): true when it did. Asked on {@code c}, a connection that
+     * answers; the migration runs on connections of {@code ds}.
+     *
+     * @throws SQLException when the database does not answer the question
+     */
+    static boolean restore(java.sql.Connection c, DataSource ds, Dialect dialect) throws SQLException {
+        try (java.sql.Statement st = c.createStatement()) {
+            st.executeQuery("SELECT 1 FROM " + HISTORY + " WHERE 1 = 0").close();
+            return false;
+        } catch (SQLException e) {
+            // 42P01: PostgreSQL's undefined_table; 42S02: MariaDB's table not found
+            if (!"42P01".equals(e.getSQLState()) && !"42S02".equals(e.getSQLState())) {
+                throw e;
+            }
+        }
+        try {
+            migrate(ds, dialect);
+        } catch (org.flywaydb.core.api.FlywayException e) {
+            throw new SQLException("PulseBus's schema is gone and cannot be migrated again: " + e.getMessage(), e);
+        }
+        return true;
     }
 
     /**

@@ -56,11 +56,13 @@ public final class Storage implements AutoCloseable {
     private final KvQuotaStore quotas;
     private final String description;
 
-    private Storage(Builder b, Dialect dialect, HikariDataSource dataSource, SessionPool sessions, String description) {
+    private Storage(Builder b, Dialect dialect, HikariDataSource dataSource, SessionPool sessions, String description,
+                    @Nullable Path sqliteFile) {
         this.dialect = dialect;
         this.dataSource = dataSource;
         this.description = description;
-        this.health = new StorageHealth(dataSource);
+        this.health = new StorageHealth(dataSource, sqliteFile, dialect == Dialect.SQLITE ? null
+                : c -> Schema.restore(c, dataSource, dialect));
         this.sessions = sessions;
         this.kv = new JdbcKvStore(dataSource, sessions, dialect, health, b);
         this.transcripts = new JdbcTranscriptStore(dataSource, sessions, dialect, health);
@@ -365,7 +367,8 @@ public final class Storage implements AutoCloseable {
                 }
                 try {
                     Schema.bringUpToDate(ds, sessions, dialect);
-                    Storage storage = new Storage(this, dialect, ds, sessions, description);
+                    Storage storage = new Storage(this, dialect, ds, sessions, description,
+                            dialect == Dialect.SQLITE ? sqliteFile(url) : null);
                     opened = true;
                     return storage;
                 } catch (FlywayException | StorageException e) {
@@ -387,6 +390,17 @@ public final class Storage implements AutoCloseable {
             }
             SqliteNative.prepare(dataDir);
             return "jdbc:sqlite:" + dataDir.resolve(SQLITE_FILE).toAbsolutePath();
+        }
+
+        /** The file of a {@code jdbc:sqlite:} URL; null for an in-memory database. */
+        private static @Nullable Path sqliteFile(String url) {
+            String file = url.substring("jdbc:sqlite:".length());
+            int query = file.indexOf('?');
+            file = query < 0 ? file : file.substring(0, query);
+            if (file.startsWith("file:")) {
+                file = file.substring("file:".length());
+            }
+            return file.isEmpty() || file.contains(":memory:") || file.contains("mode=memory") ? null : Path.of(file);
         }
 
         private static String redact(String url) {

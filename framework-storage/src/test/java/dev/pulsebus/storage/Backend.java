@@ -113,6 +113,18 @@ enum Backend {
                     : "jdbc:sqlite:" + dataDir.resolve(Storage.SQLITE_FILE));
         }
 
+        /** PostgreSQL, MariaDB: drops the test's schema or database with all in it and creates it again, empty. */
+        void recreateEmpty() {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile(backend == POSTGRESQL ? "currentSchema=(pb_\\w+)"
+                    : "/(pb_\\w+)\\?").matcher(jdbcUrl);
+            if (!m.find()) {
+                throw new IllegalStateException("no test schema in " + jdbcUrl);
+            }
+            String kind = backend == POSTGRESQL ? "SCHEMA " : "DATABASE ";
+            backend.admin("DROP " + kind + m.group(1) + (backend == POSTGRESQL ? " CASCADE" : ""));
+            backend.admin("CREATE " + kind + m.group(1));
+        }
+
         @Override
         public void close() {
             cleanup.run();

@@ -180,4 +180,76 @@ class StorageFailureTest {
                     .withMessageContaining("not stored");
         }
     }
+
+    @Test
+    void aSqliteFileDeletedWhileOpenIsNoticedAndTakesNoMoreWrites() throws Exception {
+        Path data = dir.resolve("data");
+        try (Storage storage = Storage.builder().dataDir(data).open()) {
+            Kv kv = storage.kv().namespace("m");
+            kv.set("k", "v");
+            assertThat(storage.healthy()).isTrue();
+            for (String suffix : List.of("", "-wal", "-shm")) {
+                Files.deleteIfExists(data.resolve(Storage.SQLITE_FILE + suffix));
+            }
+            assertThat(Await.until(Duration.ofSeconds(5), () -> !storage.healthy())).isTrue();
+            assertThat(storage.lastError()).contains("was deleted or replaced while open");
+            assertThatThrownBy(() -> kv.set("k2", "v2")).isInstanceOf(KvException.class)
+                    .hasMessageContaining("deleted or replaced while open");
+            assertThatThrownBy(() -> storage.transcripts().append(List.of(new dev.pulsebus.transcript.TranscriptRecord(1,
+                    dev.pulsebus.event.ChatRef.group("http", "r"), "u", java.time.Instant.now(), "m1",
+                    dev.pulsebus.event.Message.text("hi"), false))))
+                    .isInstanceOf(java.sql.SQLException.class).hasMessageContaining("deleted or replaced while open");
+            Thread.sleep(1500); // a successful read on a connection to the unlinked file does not make it healthy again
+            kv.get("k");
+            assertThat(storage.healthy()).isFalse();
+        }
+    }
+
+    @Test
+    void aSqliteFileReplacedWhileOpenIsNoticed() throws Exception {
+        Path data = dir.resolve("data");
+        try (Storage storage = Storage.builder().dataDir(data).open()) {
+            storage.kv().namespace("m").set("k", "v");
+            Path file = data.resolve(Storage.SQLITE_FILE);
+            Path copy = dir.resolve("copy.db");
+            Files.copy(file, copy);
+            Files.move(copy, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            assertThat(Await.until(Duration.ofSeconds(5), () -> !storage.healthy())).isTrue();
+            assertThat(storage.lastError()).contains("was deleted or replaced while open");
+        }
+    }
+
+    @Test
+    void aPostgresqlSchemaRecreatedEmptyIsMigratedAgainAndTakesWrites() throws Exception {
+        recreatedEmpty(Backend.POSTGRESQL);
+    }
+
+    @Test
+    void aMariadbDatabaseRecreatedEmptyIsMigratedAgainAndTakesWrites() throws Exception {
+        recreatedEmpty(Backend.MYSQL);
+    }
+
+    private static void recreatedEmpty(Backend backend) throws Exception {
+        try (Backend.Place place = backend.newPlace(); Storage storage = place.open()) {
+            Kv kv = storage.kv().namespace("m");
+            kv.set("before", "1");
+            place.recreateEmpty();
+            assertThat(Await.until(Duration.ofSeconds(15), () -> {
+                try {
+                    kv.set("after", "2");
+                    return true;
+                } catch (KvException e) {
+                    return false; // until the health check has migrated it again
+                }
+            })).as("writes work again without a restart").isTrue();
+            assertThat(kv.get("after")).isEqualTo("2");
+            assertThat(Await.until(Duration.ofSeconds(5), () -> { // MariaDB: its DDL commits before Flyway's record
+                try (Connection c = place.connect();
+                     ResultSet rs = c.createStatement().executeQuery("SELECT COUNT(*) FROM " + Schema.HISTORY)) {
+                    return rs.next() && rs.getInt(1) > 0;
+                }
+            })).as("the history records the migration again").isTrue();
+            assertThat(Await.until(Duration.ofSeconds(5), storage::healthy)).isTrue();
+        }
+    }
 }
