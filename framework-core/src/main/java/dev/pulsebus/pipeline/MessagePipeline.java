@@ -48,7 +48,7 @@ import org.slf4j.LoggerFactory;
  *                                                                      command handler    subscribers
  *                                                                          \____ reply ____/
  *                                                                                 v
- *                                                     transcript <- adapter.send <- outbound
+ *                                                     transcript &lt;- adapter.send &lt;- outbound
  * </pre>
  *
  * <p>{@link #accept} runs the inbound path on the adapter's thread; commands and inline handlers run

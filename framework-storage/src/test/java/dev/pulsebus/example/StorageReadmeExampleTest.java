@@ -2,11 +2,8 @@ package dev.pulsebus.example;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
+import dev.pulsebus.testing.DocExamples;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,22 +16,12 @@ class StorageReadmeExampleTest {
 
     @Test
     void theStoragePageShowsTheCompiledExampleVerbatim() throws IOException {
-        String source = Files.readString(Path.of("src/test/java/dev/pulsebus/example/StorageExample.java"));
-        String body = source.substring(source.indexOf("import ")).strip();
-        assertThat(Files.readString(Path.of("..", "docs", "STORAGE.md"))).contains("```java\n" + body + "\n```");
+        DocExamples.assertShown(Path.of("src/test/java/dev/pulsebus/example/StorageExample.java"), "docs/STORAGE.md");
     }
 
     @Test
-    void storageExampleRunsAsTheReadmeSays() {
-        PrintStream original = System.out;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-        try {
-            StorageExample.main(new String[] {dir.toString()});
-        } finally {
-            System.setOut(original);
-        }
-        assertThat(captured.toString(StandardCharsets.UTF_8).lines()).containsExactly(
+    void storageExampleRunsAsTheReadmeSays() throws Exception {
+        assertThat(DocExamples.printed(StorageExample::main, dir.toString())).containsExactly(
                 "hits stored", "last city: Tokyo", "swapped: true", "keys: [hits, last-city, session]");
         assertThat(dir.resolve("pulsebus.db")).exists();
     }
