@@ -581,7 +581,7 @@ public final class PulseBusServer implements AutoCloseable {
         FunctionCounter.builder("pulsebus.http.messages.refused", chat.refused, a -> a.sum())
                 .description("Says refused because the room's lane was full").register(registry);
         FunctionCounter.builder("pulsebus.http.connections.refused", initializer.limit().refused, a -> a.sum())
-                .description("Connections refused past server.max_connections").register(registry);
+                .description("Connections past max_connections or max_connections_per_client").register(registry);
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.pulsebus.server;
 import dev.pulsebus.onebot.OneBotSettings;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
@@ -26,7 +27,9 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
@@ -85,8 +88,11 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
      * ({@code max_connections_per_client}, so that one client's parked polls or idle sockets cannot take every
      * slot). A connection past either limit takes one of {@link #PROBE_SLOTS} reserved slots, where only
      * {@code /health/live} and {@code /health/ready} are answered (an orchestrator's probe must not see a
-     * healthy but busy server as dead) and anything else, or nothing within {@link #PROBE_MILLIS}, gets 503;
-     * past those too, a raw 503 at once. Either way the connections already open are unaffected.
+     * healthy but busy server as dead) and anything else, or nothing within {@link #PROBE_MILLIS}, gets 503.
+     * With every slot taken, the one held longest by a connection that has sent nothing yet is given to the
+     * newcomer (the silent one gets 503 now rather than soon), so a client that floods silent connections
+     * cannot keep a probe out; with none such, a raw 503 at once. Either way the connections already open
+     * are unaffected.
      */
     @ChannelHandler.Sharable
     static final class ConnectionLimit extends ChannelInboundHandlerAdapter {
@@ -99,14 +105,18 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
         static final int PROBE_SLOTS = 8;
         /** How long a connection in a probe slot has to send its request. */
         static final long PROBE_MILLIS = 2000;
-        /** Set on a connection in a probe slot. */
-        static final AttributeKey<Boolean> PROBE_ONLY = AttributeKey.valueOf("pulsebus.probeOnly");
+        /** Set on a connection in a probe slot: true while it holds the slot. */
+        private static final AttributeKey<AtomicBoolean> PROBE_SLOT = AttributeKey.valueOf("pulsebus.probeSlot");
+        /** Set on a connection past a limit: not in the counts (a probe slot, or refused). */
+        private static final AttributeKey<Boolean> UNCOUNTED = AttributeKey.valueOf("pulsebus.uncounted");
 
         private final int max;
         private final int perClient;
         private final long requestTimeoutMs;
         private final AtomicInteger open = new AtomicInteger();
         private final AtomicInteger probes = new AtomicInteger();
+        /** The connections in probe slots that have sent nothing yet, oldest first (at most {@link #PROBE_SLOTS}). */
+        private final ConcurrentLinkedQueue<Channel> silent = new ConcurrentLinkedQueue<>();
         private final ConcurrentHashMap<InetAddress, Integer> byClient = new ConcurrentHashMap<>();
         final LongAdder refused = new LongAdder();
 
@@ -122,7 +132,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
 
         /** True when {@code ctx}'s connection is in a probe slot: only the health probes are answered. */
         static boolean probeOnly(ChannelHandlerContext ctx) {
-            return ctx.channel().hasAttr(PROBE_ONLY);
+            return ctx.channel().hasAttr(PROBE_SLOT);
         }
 
         @Override
@@ -132,13 +142,16 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
             int mine = client == null ? 0 : byClient.merge(client, 1, Integer::sum);
             if (all > max || mine > perClient) {
                 refused.increment();
-                if (probes.incrementAndGet() > PROBE_SLOTS) {
-                    probes.decrementAndGet();
-                    ctx.channel().config().setAutoRead(false);
-                    ctx.writeAndFlush(Unpooled.wrappedBuffer(REFUSAL)).addListener(ChannelFutureListener.CLOSE);
+                uncount(client); // past a limit: takes no one's place (a flood from one client shuts out no other)
+                ctx.channel().attr(UNCOUNTED).set(Boolean.TRUE);
+                if (!takeProbeSlot()) {
+                    refuse(ctx.channel());
                     return;
                 }
-                ctx.channel().attr(PROBE_ONLY).set(Boolean.TRUE);
+                Channel ch = ctx.channel();
+                ch.attr(PROBE_SLOT).set(new AtomicBoolean(true));
+                silent.add(ch);
+                ctx.pipeline().addAfter(ctx.name(), "probe-talked", new Talked(silent));
                 if (ctx.pipeline().get("timeout") != null) {
                     ctx.pipeline().replace("timeout", "timeout", new RequestTimeout(
                             Math.min(requestTimeoutMs, PROBE_MILLIS), HttpResponseStatus.SERVICE_UNAVAILABLE, TOO_MANY));
@@ -147,17 +160,76 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
             super.channelActive(ctx);
         }
 
-        @Override
-        public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        /** Takes a free probe slot, or the slot of the longest silent connection (refused now); false if none. */
+        private boolean takeProbeSlot() {
+            for (;;) {
+                int n = probes.get();
+                if (n < PROBE_SLOTS) {
+                    if (probes.compareAndSet(n, n + 1)) {
+                        return true;
+                    }
+                    continue;
+                }
+                Channel oldest = silent.poll();
+                if (oldest == null) {
+                    return false;
+                }
+                if (release(oldest)) { // its slot passes to the newcomer: the count stays
+                    refuse(oldest);
+                    return true;
+                }
+            }
+        }
+
+        /** True when {@code ch} held a probe slot and now does not (once per connection). */
+        private static boolean release(Channel ch) {
+            AtomicBoolean slot = ch.attr(PROBE_SLOT).get();
+            return slot != null && slot.compareAndSet(true, false);
+        }
+
+        /** The raw 503, written past the HTTP codec, then the connection closed. Any thread. */
+        private void refuse(Channel ch) {
+            ch.config().setAutoRead(false);
+            ChannelHandlerContext limit = ch.pipeline().context(this);
+            (limit != null ? limit.writeAndFlush(Unpooled.wrappedBuffer(REFUSAL)) : ch.newSucceededFuture())
+                    .addListener(ChannelFutureListener.CLOSE);
+        }
+
+        private void uncount(@Nullable InetAddress client) {
             open.decrementAndGet();
-            InetAddress client = client(ctx);
             if (client != null) {
                 byClient.computeIfPresent(client, (k, n) -> n == 1 ? null : n - 1);
             }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+            if (!ctx.channel().hasAttr(UNCOUNTED)) {
+                uncount(client(ctx));
+            }
             if (probeOnly(ctx)) {
-                probes.decrementAndGet();
+                silent.remove(ctx.channel());
+                if (release(ctx.channel())) {
+                    probes.decrementAndGet();
+                }
             }
             super.channelInactive(ctx);
+        }
+
+        /** On a connection in a probe slot: its first bytes take it off the silent ones, then it goes. */
+        private static final class Talked extends ChannelInboundHandlerAdapter {
+            private final ConcurrentLinkedQueue<Channel> silent;
+
+            Talked(ConcurrentLinkedQueue<Channel> silent) {
+                this.silent = silent;
+            }
+
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                silent.remove(ctx.channel());
+                ctx.pipeline().remove(this);
+                ctx.fireChannelRead(msg);
+            }
         }
 
         private static @Nullable InetAddress client(ChannelHandlerContext ctx) {

@@ -131,6 +131,10 @@ class FrontDoorTest {
                             + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
                     held.add(s);
                 }
+                // and more that say nothing, past every reserved slot: a probe still gets one
+                for (int i = 0; i < ServerInitializer.ConnectionLimit.PROBE_SLOTS + 2; i++) {
+                    held.add(new Socket("127.0.0.1", t.server.port()));
+                }
                 Thread.sleep(200);
                 assertThat(request(t, "GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")).startsWith("HTTP/1.1 200 ");
                 assertThat(request(t, "GET /health/ready HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))

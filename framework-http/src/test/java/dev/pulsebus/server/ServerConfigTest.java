@@ -74,6 +74,27 @@ class ServerConfigTest {
     }
 
     @Test
+    void theFrontDoorsSettingsReadFromTheFileAndTheEnvironment() throws Exception {
+        ServerConfig defaults = ServerConfig.defaults();
+        assertThat(defaults.adminToken().isEmpty()).isTrue();
+        assertThat(defaults.allowedHosts()).isEmpty();
+        assertThat(defaults.maxConnectionsPerClient()).isEqualTo(256).isLessThan(defaults.maxConnections());
+        Path f = write("[server]\nadmin_token = \"0042\"\nallowed_hosts = [\"Bot.Example.com\", \".corp.example\"]\n"
+                + "max_connections_per_client = 16\n\n[adapters.onebot11]\nallowed_origins = [\"https://panel.example\"]\n");
+        ServerConfig c = ServerConfig.load(f, false, Map.of());
+        assertThat(c.adminToken().reveal()).isEqualTo("0042");
+        assertThat(c.allowedHosts()).containsExactly("bot.example.com", ".corp.example");
+        assertThat(c.maxConnectionsPerClient()).isEqualTo(16);
+        assertThat(c.onebot().get(0).allowedOrigins()).containsExactly("https://panel.example");
+        assertThat(ServerConfig.load(f, false, Map.of("PULSEBUS_SERVER_ALLOWED_HOSTS", "a.example, b.example"))
+                .allowedHosts()).containsExactly("a.example", "b.example");
+        assertThatThrownBy(() -> ServerConfig.load(write("[server]\nallowed_hosts = [1]\n"), false, Map.of()))
+                .hasMessageContaining("server.allowed_hosts is an array with 1 in it");
+        assertThatThrownBy(() -> ServerConfig.load(write("[server]\nmax_connections_per_client = 0\n"), false,
+                Map.of())).hasMessageContaining("server.max_connections_per_client must be between 1");
+    }
+
+    @Test
     void aBrokenFileNamesTheLine() throws Exception {
         Path f = write("[server]\nport = 8080\nhost = \"unterminated\n");
         assertThatThrownBy(() -> ServerConfig.load(f, false, Map.of()))
