@@ -1,6 +1,7 @@
 package dev.pulsebus.onebot;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -20,7 +21,9 @@ import org.slf4j.LoggerFactory;
  * The WebSocket messages of one OneBot connection: a text message (one frame, or a frame and its
  * continuations) of at most {@code maxBytes} goes to the adapter; a longer one is dropped as it comes
  * (never held whole) and counted, as is a binary one (OneBot's MessagePack form is not spoken), and the
- * connection stays up. Pings are answered; a close frame closes. Event-loop confined.
+ * connection stays up. Pings are answered, only the latest while the connection is unwritable; a close
+ * frame closes. When the connection is writable again, the actions waiting for it go out
+ * ({@link WsConnection#writable}). Event-loop confined.
  */
 final class FrameHandler extends ChannelInboundHandlerAdapter {
 
@@ -42,6 +45,9 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
     private boolean dropping;
     private boolean binary;
     private long dropped;
+    /** The payload of the latest ping not answered yet (while the connection was unwritable); -1: none. */
+    private final byte[] ping = new byte[125];
+    private int pingLength = -1;
 
     FrameHandler(WsConnection connection, Sink sink, OneBotMetrics metrics, int maxBytes) {
         this.connection = connection;
@@ -65,7 +71,7 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
                         part(ctx, c.content(), c.isFinalFragment());
                     }
                 }
-                case PingWebSocketFrame p -> ctx.writeAndFlush(new PongWebSocketFrame(p.content().retain()));
+                case PingWebSocketFrame p -> ping(ctx, p.content());
                 case CloseWebSocketFrame c -> ctx.writeAndFlush(new CloseWebSocketFrame(c.statusCode(), ""))
                         .addListener(ChannelFutureListener.CLOSE);
                 case PongWebSocketFrame p -> { }
@@ -122,6 +128,32 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
             }
             reset();
         }
+    }
+
+    /**
+     * Answers a ping now while the connection is writable; while it is not, only the latest ping is kept, and
+     * answered once it is (RFC 6455, 5.5.3), so a peer that pings and does not read gets no queue of pongs.
+     */
+    private void ping(ChannelHandlerContext ctx, ByteBuf payload) {
+        if (ctx.channel().isWritable()) {
+            pingLength = -1; // this one is the latest
+            ctx.writeAndFlush(new PongWebSocketFrame(payload.retain()));
+            return;
+        }
+        pingLength = Math.min(payload.readableBytes(), ping.length); // a control frame's payload is at most 125
+        payload.getBytes(payload.readerIndex(), ping, 0, pingLength);
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        if (ctx.channel().isWritable()) {
+            if (pingLength >= 0) {
+                ctx.writeAndFlush(new PongWebSocketFrame(Unpooled.copiedBuffer(ping, 0, pingLength)));
+                pingLength = -1;
+            }
+            connection.writable();
+        }
+        super.channelWritabilityChanged(ctx);
     }
 
     private void reset() {

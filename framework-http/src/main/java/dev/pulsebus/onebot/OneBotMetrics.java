@@ -1,6 +1,7 @@
 package dev.pulsebus.onebot;
 
 import dev.pulsebus.adapter.AdapterMeters;
+import dev.pulsebus.adapter.WriteLimit;
 import dev.pulsebus.internal.FailureLog;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -23,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * {version,direction,kind}}, {@code pulsebus_onebot_bad_frames_total{version,reason}}, {@code
  * pulsebus_onebot_actions_total{version,action,outcome}} (actions outside {@link #ACTIONS} as {@code other}),
  * {@code pulsebus_onebot_action_duration_seconds{version}}, {@code pulsebus_onebot_connections{version}},
- * {@code pulsebus_onebot_reconnects_total{version}}. Every label set is bounded by construction; counting
+ * {@code pulsebus_onebot_reconnects_total{version}}, {@code pulsebus_onebot_connections_closed_total{version,reason}}. Every label set is bounded by construction; counting
  * is a {@link LongAdder} increment, no lock and no allocation.
  */
 final class OneBotMetrics {
@@ -85,6 +86,8 @@ final class OneBotMetrics {
     private final List<Map<Outcome, LongAdder>> actions = new ArrayList<>(ACTIONS.size());
     final AtomicInteger connections = new AtomicInteger();
     final LongAdder reconnects = new LongAdder();
+    /** The backpressure counts of the forward connections (the reverse ones are the server's). */
+    final WriteLimit.Counts writes = new WriteLimit.Counts();
     /** Actions of a bot connected to another instance of the cluster, sent there ({@link ActionRelay}). */
     final LongAdder relayedOut = new LongAdder();
     /** Actions another instance of the cluster sent here, for a bot connected here. */
@@ -162,6 +165,9 @@ final class OneBotMetrics {
         meters.add(Gauge.builder("pulsebus.onebot.connections", connections, AtomicInteger::get)
                 .description("Open OneBot connections").tag("version", version).register(registry));
         meters.counter("pulsebus.onebot.reconnects", "Forward WebSocket reconnects", reconnects, "version", version);
+        meters.counter("pulsebus.onebot.connections.closed", "Forward WebSockets closed because the implementation "
+                + "did not read what it was sent (over 4 MiB queued)", writes.closed, "version", version,
+                "reason", "slow_reader");
         String relayed = "Actions of a bot connected to another instance of the cluster, sent through it (out), and "
                 + "performed here for another instance (in)";
         meters.counter("pulsebus.onebot.relayed", relayed, relayedOut, "version", version, "direction", "out");

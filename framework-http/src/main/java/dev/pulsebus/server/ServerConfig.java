@@ -1,5 +1,6 @@
 package dev.pulsebus.server;
 
+import dev.pulsebus.adapter.WriteLimit;
 import dev.pulsebus.cluster.ClusterSettings;
 import dev.pulsebus.config.Config;
 import dev.pulsebus.config.ConfigException;
@@ -22,6 +23,7 @@ import org.jspecify.annotations.Nullable;
 public record ServerConfig(
         String host, int port, String token, int maxBodyBytes, int maxHeaderBytes, int maxConnections,
         int requestTimeoutMs, int maxPendingMessages, int maxPollTimeoutMs, int shutdownTimeoutMs,
+        int maxPendingWriteBytes,
         String instance, boolean metricsEnabled,
         Path dataDir, String jdbcUrl, String username, String password, String synchronous, long cacheSize,
         int keepPerChat, int maxAgeDays, int slowHandlerMs,
@@ -31,14 +33,16 @@ public record ServerConfig(
     /** This configuration with its modules folder at {@code dir} (no setting names it: it is {@code modules}). */
     ServerConfig withModulesDir(Path dir) {
         return new ServerConfig(host, port, token, maxBodyBytes, maxHeaderBytes, maxConnections, requestTimeoutMs,
-                maxPendingMessages, maxPollTimeoutMs, shutdownTimeoutMs, instance, metricsEnabled, dataDir, jdbcUrl,
+                maxPendingMessages, maxPollTimeoutMs, shutdownTimeoutMs, maxPendingWriteBytes, instance, metricsEnabled,
+                dataDir, jdbcUrl,
                 username, password, synchronous, cacheSize, keepPerChat, maxAgeDays, slowHandlerMs, dir, modules, onebot,
                 telegram, cluster, file);
     }
 
     private static final Map<String, Set<String>> KNOWN = Map.of(
             "server", Set.of("host", "port", "token", "max_body_bytes", "max_header_bytes", "max_connections",
-                    "request_timeout_ms", "max_pending_messages", "max_poll_timeout_ms", "shutdown_timeout_ms"),
+                    "request_timeout_ms", "max_pending_messages", "max_poll_timeout_ms", "shutdown_timeout_ms",
+                    "max_pending_write_bytes"),
             "bot", Set.of("instance"),
             "metrics", Set.of("enabled"),
             "storage", Set.of("data_dir", "jdbc_url", "username", "password", "synchronous", "cache_size"),
@@ -147,6 +151,7 @@ public record ServerConfig(
                 r.integer("server", "max_pending_messages", 10_000, 1, 10_000_000),
                 r.integer("server", "max_poll_timeout_ms", 120_000, 0, 3_600_000),
                 r.integer("server", "shutdown_timeout_ms", 10_000, 100, 3_600_000),
+                r.integer("server", "max_pending_write_bytes", WriteLimit.DEFAULT_MAX_PENDING, 4096, 1 << 30),
                 r.text("bot", "instance", ""),
                 r.bool("metrics", "enabled", true),
                 Path.of(r.text("storage", "data_dir", "data")),
@@ -191,8 +196,8 @@ public record ServerConfig(
     /** This config with the command line's overrides. */
     ServerConfig with(@Nullable Integer port, @Nullable Path dataDir) {
         return new ServerConfig(host, port != null ? port : this.port, token, maxBodyBytes, maxHeaderBytes,
-                maxConnections, requestTimeoutMs, maxPendingMessages, maxPollTimeoutMs, shutdownTimeoutMs, instance,
-                metricsEnabled, dataDir != null ? dataDir : this.dataDir, jdbcUrl, username, password, synchronous,
+                maxConnections, requestTimeoutMs, maxPendingMessages, maxPollTimeoutMs, shutdownTimeoutMs,
+                maxPendingWriteBytes, instance, metricsEnabled, dataDir != null ? dataDir : this.dataDir, jdbcUrl, username, password, synchronous,
                 cacheSize, keepPerChat, maxAgeDays, slowHandlerMs, modulesDir, modules, onebot, telegram, cluster, file);
     }
 
