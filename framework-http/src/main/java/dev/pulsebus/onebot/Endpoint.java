@@ -131,9 +131,9 @@ final class Endpoint {
             return;
         }
         ChannelPipeline p = ctx.pipeline();
-        // the server's request timer does not time a WebSocket; its frames are read as they come, paused while
-        // the connection is unwritable
-        for (String name : List.of("timeout")) {
+        // the server's request timer does not time a WebSocket; its frames are read as they come (not a
+        // request at a time), paused while the connection is unwritable
+        for (String name : List.of("timeout", "inorder")) {
             if (p.get(name) != null) {
                 p.remove(name);
             }

@@ -31,7 +31,7 @@ import java.util.concurrent.atomic.LongAdder;
  * The server's pipeline, in order: {@link WriteLimit} (watermarks: reading paused while the connection is
  * unwritable, closed past {@code max_pending_write_bytes}), {@link ConnectionLimit} (refuse past
  * {@code max_connections}), {@link Linger} (close without a reset after a refusal), the HTTP codec (request
- * line and header limits), {@link RequestTimers.Timing} (times each request), {@link RequestTimeout} (close clients that do not finish a request in time), {@link BodyLimit}
+ * line and header limits), {@link InOrder} (one request at a time, answered in order), {@link RequestTimers.Timing} (times each request), {@link RequestTimeout} (close clients that do not finish a request in time), {@link BodyLimit}
  * (aggregates the body, 413 past {@code max_body_bytes}; {@code max_frame_bytes} on OneBot's paths), then the
  * {@link HttpHandler}. A OneBot reverse WebSocket replaces the HTTP handlers after its upgrade.
  */
@@ -69,6 +69,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
                 .addLast("limit", limit)
                 .addLast("linger", new Linger())
                 .addLast("codec", new HttpServerCodec(MAX_REQUEST_LINE, config.maxHeaderBytes(), 8192))
+                .addLast("inorder", new InOrder())
                 .addLast("timing", timers.timing())
                 .addLast("timeout", new RequestTimeout(config.requestTimeoutMs()))
                 .addLast("body", new BodyLimit(config.maxBodyBytes()))
@@ -171,6 +172,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
                 return;
             }
             duplex.shutdownOutput();
+            ctx.channel().config().setAutoRead(true); // read to the end, not a request at a time (InOrder)
             ctx.executor().schedule(() -> ctx.close(), MAX_MILLIS, TimeUnit.MILLISECONDS);
         }
 
