@@ -11,6 +11,7 @@ import io.netty.handler.codec.http.websocketx.ContinuationWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 import io.netty.handler.codec.http.websocketx.WebSocketFrame;
 import io.netty.util.ReferenceCountUtil;
 import org.jspecify.annotations.Nullable;
@@ -21,9 +22,10 @@ import org.slf4j.LoggerFactory;
  * The WebSocket messages of one OneBot connection: a text message (one frame, or a frame and its
  * continuations) of at most {@code maxBytes} goes to the adapter; a longer one is dropped as it comes
  * (never held whole) and counted, as is a binary one (OneBot's MessagePack form is not spoken), and the
- * connection stays up. Pings are answered, only the latest while the connection is unwritable; a close
- * frame closes. When the connection is writable again, the actions waiting for it go out
- * ({@link WsConnection#writable}). Event-loop confined.
+ * connection stays up. A text message that is not UTF-8 fails the connection with 1007 (RFC 6455, 8.1).
+ * Pings are answered, only the latest while the connection is unwritable; a close frame closes. When the
+ * connection is writable again, the actions waiting for it go out ({@link WsConnection#writable}).
+ * Event-loop confined.
  */
 final class FrameHandler extends ChannelInboundHandlerAdapter {
 
@@ -31,7 +33,8 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
 
     /** Where complete messages go. */
     interface Sink {
-        void message(WsConnection connection, ByteBuf text);
+        /** Takes a text message; false when it is not UTF-8 (the connection is then failed with 1007). */
+        boolean message(WsConnection connection, ByteBuf text);
 
         void closed(WsConnection connection);
     }
@@ -45,6 +48,7 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
     private boolean dropping;
     private boolean binary;
     private long dropped;
+    private boolean failed;
     /** The payload of the latest ping not answered yet (while the connection was unwritable); -1: none. */
     private final byte[] ping = new byte[125];
     private int pingLength = -1;
@@ -60,6 +64,10 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (!(msg instanceof WebSocketFrame frame)) {
             ctx.fireChannelRead(msg);
+            return;
+        }
+        if (failed) {
+            frame.release();
             return;
         }
         try {
@@ -88,7 +96,7 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
         binary = isBinary;
         if (first.isFinalFragment() && !binary && first.content().readableBytes() <= maxBytes) {
             inMessage = false;
-            sink.message(connection, first.content()); // the common case: one frame, no copy
+            deliver(ctx, first.content()); // the common case: one frame, no copy
             return;
         }
         part(ctx, first.content(), first.isFinalFragment());
@@ -121,12 +129,21 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
                         + maxBytes);
             } else if (assembling != null) {
                 try {
-                    sink.message(connection, assembling);
+                    deliver(ctx, assembling);
                 } finally {
                     release();
                 }
             }
             reset();
+        }
+    }
+
+    private void deliver(ChannelHandlerContext ctx, ByteBuf text) {
+        if (!sink.message(connection, text)) {
+            failed = true; // what follows is not looked at
+            ctx.channel().config().setAutoRead(false);
+            ctx.writeAndFlush(new CloseWebSocketFrame(WebSocketCloseStatus.INVALID_PAYLOAD_DATA, "a text message that is not UTF-8"))
+                    .addListener(ChannelFutureListener.CLOSE);
         }
     }
 

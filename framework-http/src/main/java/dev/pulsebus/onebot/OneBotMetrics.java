@@ -46,7 +46,7 @@ final class OneBotMetrics {
 
     /** Why an inbound frame (or part of one) was not taken. */
     enum Bad {
-        NOT_JSON("not_json"), OVERSIZED("oversized"), NULL("null"), UNKNOWN_TYPE("unknown_type"),
+        NOT_JSON("not_json"), NOT_UTF8("not_utf8"), OVERSIZED("oversized"), NULL("null"), UNKNOWN_TYPE("unknown_type"),
         INVALID("invalid"), BINARY("binary"), UNMATCHED("unmatched_response"), LANE_FULL("lane_full"),
         QUEUE_FULL("queue_full");
 
