@@ -1,9 +1,8 @@
 package dev.pulsebus.onebot;
 
+import dev.pulsebus.server.RawHttp;
 import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -66,24 +65,10 @@ final class RawWebSocket implements AutoCloseable {
         }
         out.write(req.append("\r\n").toString().getBytes(StandardCharsets.US_ASCII));
         out.flush();
-        String head = head();
+        String head = RawHttp.head(in);
         if (!head.startsWith("HTTP/1.1 101")) {
             throw new IOException("no upgrade: " + head);
         }
-    }
-
-    private String head() throws IOException {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        int matched = 0;
-        while (matched < 4) {
-            int b = in.read();
-            if (b < 0) {
-                throw new EOFException("the connection closed during the handshake");
-            }
-            bytes.write(b);
-            matched = b == "\r\n\r\n".charAt(matched) ? matched + 1 : b == '\r' ? 1 : 0;
-        }
-        return bytes.toString(StandardCharsets.US_ASCII);
     }
 
     void text(String text) throws IOException {

@@ -3,7 +3,6 @@ package dev.pulsebus.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -131,17 +130,7 @@ class PipeliningTest {
 
     /** Reads one response with a Content-Length body. */
     static Answer answer(InputStream in) throws IOException {
-        ByteArrayOutputStream head = new ByteArrayOutputStream();
-        int matched = 0;
-        while (matched < 4) {
-            int b = in.read();
-            if (b < 0) {
-                throw new EOFException("the connection ended in a response's head");
-            }
-            head.write(b);
-            matched = b == "\r\n\r\n".charAt(matched) ? matched + 1 : b == '\r' ? 1 : 0;
-        }
-        String text = head.toString(StandardCharsets.US_ASCII).toLowerCase(Locale.ROOT);
+        String text = RawHttp.head(in).toLowerCase(Locale.ROOT);
         int status = Integer.parseInt(text.substring(9, 12));
         int at = text.indexOf("content-length:");
         int length = at < 0 ? 0 : Integer.parseInt(text.substring(at + 15, text.indexOf('\r', at)).trim());
