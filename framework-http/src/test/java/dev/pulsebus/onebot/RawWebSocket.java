@@ -18,11 +18,11 @@ import org.jspecify.annotations.Nullable;
  * ({@code FIN}); frames it reads are the server's (unmasked). Not thread-safe, but sending and reading may
  * happen on two threads.
  */
-final class RawWebSocket implements AutoCloseable {
+public final class RawWebSocket implements AutoCloseable {
 
-    static final int TEXT = 1;
+    public static final int TEXT = 1;
     static final int CLOSE = 8;
-    static final int PING = 9;
+    public static final int PING = 9;
     static final int PONG = 10;
 
     /** A frame the server sent. */
@@ -46,7 +46,7 @@ final class RawWebSocket implements AutoCloseable {
      * sets the socket's receive buffer first (a peer that reads nothing fills a small one soon);
      * {@code headers} are names and values in turn.
      */
-    RawWebSocket(int port, String path, int receiveBuffer, String... headers) throws IOException {
+    public RawWebSocket(int port, String path, int receiveBuffer, String... headers) throws IOException {
         socket = new Socket();
         if (receiveBuffer > 0) {
             socket.setReceiveBufferSize(receiveBuffer);
@@ -71,12 +71,12 @@ final class RawWebSocket implements AutoCloseable {
         }
     }
 
-    void text(String text) throws IOException {
+    public void text(String text) throws IOException {
         send(TEXT, text.getBytes(StandardCharsets.UTF_8));
     }
 
     /** Sends one whole frame of {@code opcode} with {@code payload}, masked. */
-    void send(int opcode, byte[] payload) throws IOException {
+    public void send(int opcode, byte[] payload) throws IOException {
         out.write(frame(opcode, payload));
         out.flush();
     }
