@@ -1,6 +1,7 @@
 package dev.pulsebus.onebot;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pulsebus.adapter.WriteLimit;
 import dev.pulsebus.internal.Json;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -143,11 +144,14 @@ final class Endpoint {
             return;
         }
         ChannelPipeline p = ctx.pipeline();
-        for (String name : List.of("timeout")) { // the server's request timer does not time a WebSocket
+        // the server's request timer does not time a WebSocket; its frames are read as they come (not a
+        // request at a time), paused while the connection is unwritable
+        for (String name : List.of("timeout", "inorder")) {
             if (p.get(name) != null) {
                 p.remove(name);
             }
         }
+        WriteLimit.readFreely(ch);
         WsConnection c = adapter.connection(ch, role, selfHint);
         adapter.opened(c); // before the 101 leaves: the bot can be called as soon as the implementation sees it
         try {

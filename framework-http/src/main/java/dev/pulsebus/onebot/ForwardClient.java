@@ -1,5 +1,6 @@
 package dev.pulsebus.onebot;
 
+import dev.pulsebus.adapter.WriteLimit;
 import dev.pulsebus.internal.Backoff;
 import dev.pulsebus.internal.FailureLog;
 import io.netty.bootstrap.Bootstrap;
@@ -34,7 +35,9 @@ import org.slf4j.LoggerFactory;
  * The forward WebSocket: PulseBus connects to the implementation's URL ({@code Authorization: Bearer
  * <token>} when a token is set) and, whenever the connection is lost or cannot be made, tries again after
  * a {@link Backoff} delay (0.5 s doubling to 30 s, with jitter), until stopped. One event-loop thread of its
- * own, which also runs the connection's timers.
+ * own, which also runs the connection's timers. Backpressure as on the server's connections ({@link WriteLimit},
+ * at its default limit of 4 MiB): reading paused while the implementation does not read, the connection closed
+ * with 1008 past the limit (and made again after the backoff).
  */
 final class ForwardClient {
 
@@ -96,6 +99,8 @@ final class ForwardClient {
                                         Math.max(16L * 1024 * 1024, 4L * s.maxFrameBytes())))
                                 .handshakeTimeoutMillis(10_000).dropPongFrames(true).build();
                         WsConnection c = adapter.connection(ch, WsConnection.Role.UNIVERSAL, "");
+                        ch.pipeline().addLast("backpressure", new WriteLimit(WriteLimit.DEFAULT_MAX_PENDING,
+                                adapter.metrics.writes));
                         if (ssl != null) {
                             ch.pipeline().addLast(ssl.newHandler(ch.alloc(), uri.getHost(), port));
                         }

@@ -355,16 +355,21 @@ public final class OneBotAdapter implements Adapter {
 
     private final class Sink implements FrameHandler.Sink {
         @Override
-        public void message(WsConnection c, ByteBuf text) {
+        public boolean message(WsConnection c, ByteBuf text) {
             Object decoded = protocol.decode(text, c.selfHint, metrics);
             if (decoded instanceof JsonNode response) {
                 metrics.frame(OneBotMetrics.Kind.RESPONSE);
                 c.response(response);
-                return;
+                return true;
+            }
+            if (decoded == Protocol.NOT_UTF8) {
+                metrics.bad(OneBotMetrics.Bad.NOT_UTF8, "a text frame that is not UTF-8: connection "
+                        + c.channel.remoteAddress() + " closed with 1007");
+                return false;
             }
             if (decoded == Protocol.NOT_JSON) {
                 metrics.bad(OneBotMetrics.Bad.NOT_JSON, "a frame that is not a JSON object");
-                return;
+                return true;
             }
             metrics.frame(OneBotMetrics.Kind.EVENT);
             if (decoded instanceof Event event) {
@@ -379,6 +384,7 @@ public final class OneBotAdapter implements Adapter {
                 status(event, bot, c);
                 dispatch(event, null);
             }
+            return true;
         }
 
         @Override
@@ -478,6 +484,10 @@ public final class OneBotAdapter implements Adapter {
      */
     Posted posted(ByteBuf body, String selfHint, java.util.function.Consumer<@Nullable JsonNode> answer) {
         Object decoded = protocol.decode(body, selfHint, metrics);
+        if (decoded == Protocol.NOT_UTF8) {
+            metrics.bad(OneBotMetrics.Bad.NOT_UTF8, "a posted body that is not UTF-8");
+            return Posted.NOT_JSON;
+        }
         if (decoded == Protocol.NOT_JSON || decoded instanceof JsonNode) {
             metrics.bad(OneBotMetrics.Bad.NOT_JSON, "a posted body that is not a JSON event");
             return Posted.NOT_JSON;

@@ -1,6 +1,7 @@
 package dev.pulsebus.onebot;
 
 import dev.pulsebus.adapter.AdapterMeters;
+import dev.pulsebus.adapter.WriteLimit;
 import dev.pulsebus.internal.FailureLog;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -23,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * {version,direction,kind}}, {@code pulsebus_onebot_bad_frames_total{version,reason}}, {@code
  * pulsebus_onebot_actions_total{version,action,outcome}} (actions outside {@link #ACTIONS} as {@code other}),
  * {@code pulsebus_onebot_action_duration_seconds{version}}, {@code pulsebus_onebot_connections{version}},
- * {@code pulsebus_onebot_reconnects_total{version}}, {@code pulsebus_onebot_bots_untracked_total{version}}. Every label set is bounded by construction; counting
+ * {@code pulsebus_onebot_reconnects_total{version}}, {@code pulsebus_onebot_bots_untracked_total{version}},
+ * {@code pulsebus_onebot_connections_closed_total{version,reason}}. Every label set is bounded by construction; counting
  * is a {@link LongAdder} increment, no lock and no allocation.
  */
 final class OneBotMetrics {
@@ -45,7 +47,7 @@ final class OneBotMetrics {
 
     /** Why an inbound frame (or part of one) was not taken. */
     enum Bad {
-        NOT_JSON("not_json"), OVERSIZED("oversized"), NULL("null"), UNKNOWN_TYPE("unknown_type"),
+        NOT_JSON("not_json"), NOT_UTF8("not_utf8"), OVERSIZED("oversized"), NULL("null"), UNKNOWN_TYPE("unknown_type"),
         INVALID("invalid"), BINARY("binary"), UNMATCHED("unmatched_response"), LANE_FULL("lane_full"),
         QUEUE_FULL("queue_full");
 
@@ -87,6 +89,8 @@ final class OneBotMetrics {
     final LongAdder reconnects = new LongAdder();
     /** New bots not tracked (cannot be answered) because every place of the bots table held a connected bot. */
     final LongAdder botsUntracked = new LongAdder();
+    /** The backpressure counts of the forward connections (the reverse ones are the server's). */
+    final WriteLimit.Counts writes = new WriteLimit.Counts();
     /** Actions of a bot connected to another instance of the cluster, sent there ({@link ActionRelay}). */
     final LongAdder relayedOut = new LongAdder();
     /** Actions another instance of the cluster sent here, for a bot connected here. */
@@ -166,6 +170,9 @@ final class OneBotMetrics {
         meters.counter("pulsebus.onebot.reconnects", "Forward WebSocket reconnects", reconnects, "version", version);
         meters.counter("pulsebus.onebot.bots.untracked", "New bots not tracked, so not answered: all "
                 + Bots.MAX + " places held a connected bot", botsUntracked, "version", version);
+        meters.counter("pulsebus.onebot.connections.closed", "Forward WebSockets closed because the implementation "
+                + "did not read what it was sent (over 4 MiB queued)", writes.closed, "version", version,
+                "reason", "slow_reader");
         String relayed = "Actions of a bot connected to another instance of the cluster, sent through it (out), and "
                 + "performed here for another instance (in)";
         meters.counter("pulsebus.onebot.relayed", relayed, relayedOut, "version", version, "direction", "out");

@@ -8,6 +8,8 @@ import dev.pulsebus.event.MetaEvent;
 import dev.pulsebus.internal.Json;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufInputStream;
+import io.netty.buffer.ByteBufUtil;
+import java.nio.charset.StandardCharsets;
 import java.io.IOException;
 import java.io.InputStream;
 import dev.pulsebus.pipeline.OutboundMessage;
@@ -25,6 +27,8 @@ abstract sealed class Protocol permits V11Protocol, V12Protocol {
 
     /** What {@link #decode} returns for a frame that is not a JSON object (to be counted by the caller). */
     static final Object NOT_JSON = new Object();
+    /** What {@link #decode} returns for a frame that is not UTF-8 (RFC 6455 fails such a WebSocket with 1007). */
+    static final Object NOT_UTF8 = new Object();
     /** What {@link V11Decoder} returns for an object that is no event: read again as a tree, a response. */
     static final Object RESPONSE = new Object();
 
@@ -44,7 +48,7 @@ abstract sealed class Protocol permits V11Protocol, V12Protocol {
 
     /**
      * What {@code frame} holds: an {@link Event}, a response to an action (its {@link JsonNode}), {@link #NOT_JSON},
-     * or null for an event the records cannot hold (counted in {@code metrics}). {@code selfHint}: the bot the
+     * {@link #NOT_UTF8}, or null for an event the records cannot hold (counted in {@code metrics}). {@code selfHint}: the bot the
      * connection or request named ({@code X-Self-ID}), for frames that name none.
      */
     abstract @Nullable Object decode(ByteBuf frame, String selfHint, OneBotMetrics metrics);
@@ -57,6 +61,15 @@ abstract sealed class Protocol permits V11Protocol, V12Protocol {
         } catch (IOException e) {
             return null;
         }
+    }
+
+    /**
+     * Why {@code frame} could not be read: {@link #NOT_UTF8} when its bytes are not UTF-8 (checked strictly: no
+     * overlong form, no surrogate, nothing past U+10FFFF), else {@link #NOT_JSON}. A pass over the frame, made
+     * only once it failed to read.
+     */
+    static Object unreadable(ByteBuf frame) {
+        return ByteBufUtil.isText(frame, StandardCharsets.UTF_8) ? NOT_JSON : NOT_UTF8;
     }
 
     /** The bot's own chat platform (v12's {@code self.platform}, kept as the field {@code platform}), else null. */

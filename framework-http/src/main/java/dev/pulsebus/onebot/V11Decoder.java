@@ -143,13 +143,17 @@ final class V11Decoder {
         JsonBytes j = d.json.reset(frame);
         try {
             if (j.kind() != OBJECT) {
-                return Protocol.NOT_JSON;
+                return Protocol.unreadable(frame);
             }
             d.readFields(j);
             j.finish();
         } catch (JsonBytes.MalformedException e) {
-            return Protocol.NOT_JSON;
+            // a whole document read is UTF-8 (JsonBytes checks it strictly); one that is not may be both
+            return Protocol.unreadable(frame);
         } catch (IllegalArgumentException | NullPointerException e) {
+            if (Protocol.unreadable(frame) == Protocol.NOT_UTF8) { // not read to its end
+                return Protocol.NOT_UTF8;
+            }
             metrics.bad(OneBotMetrics.Bad.INVALID, "a " + d.postType + " event: " + e.getMessage());
             return null;
         }

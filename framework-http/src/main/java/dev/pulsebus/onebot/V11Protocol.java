@@ -27,7 +27,7 @@ final class V11Protocol extends Protocol {
         Object decoded = V11Decoder.decode(frame, selfHint, platform, metrics);
         if (decoded == RESPONSE) {
             JsonNode node = tree(frame);
-            return node == null ? NOT_JSON : node;
+            return node == null ? NOT_JSON : node; // V11Decoder read it all: it is UTF-8
         }
         return decoded;
     }

@@ -43,7 +43,10 @@ final class V12Protocol extends Protocol {
     @Nullable Object decode(ByteBuf frame, String selfHint, OneBotMetrics metrics) {
         JsonNode node = tree(frame);
         if (node == null) {
-            return NOT_JSON;
+            return unreadable(frame);
+        }
+        if (unreadable(frame) == NOT_UTF8) { // Jackson takes overlong forms and surrogates
+            return NOT_UTF8;
         }
         return !node.has("type") && node.has("retcode") ? node : event(node, selfHint, metrics);
     }

@@ -7,6 +7,8 @@ import dev.pulsebus.internal.Json;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import dev.pulsebus.adapter.WriteLimit;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
@@ -23,8 +26,12 @@ import org.jspecify.annotations.Nullable;
  * flight on it, matched to their responses by {@code echo}, each failed after the action timeout, all
  * failed at once when the connection closes; and the heartbeat watch, which closes a connection whose
  * heartbeats stop for twice their interval. At most {@link #MAX_IN_FLIGHT} actions wait for a response;
- * one more is refused (counted). Calls are thread-safe and take no lock; the heartbeat state is
- * confined to the channel's event loop.
+ * one more is refused (counted). While the connection is unwritable (the implementation does not read what
+ * it is sent), an action waits, in order and within its timeout, for it to be writable; one still waiting at
+ * its timeout fails as refused, saying the connection was not writable, and one that would make the waiting
+ * frames pass the connection's write limit ({@code server.max_pending_write_bytes}) is refused at once.
+ * Calls are thread-safe and take no lock; the heartbeat state and the waiting actions are confined to the
+ * channel's event loop.
  */
 final class WsConnection extends Link {
 
@@ -36,11 +43,15 @@ final class WsConnection extends Link {
     /** An action waiting for its response; its timer is set once it is in the table (so it cannot fire before). */
     private static final class Pending {
         final String action;
+        final String echo;
         final CompletableFuture<JsonNode> result;
         volatile @Nullable ScheduledFuture<?> timer;
+        /** Its frame while it waits for the connection to be writable; null once written. Event loop only. */
+        byte @Nullable [] unsent;
 
-        Pending(String action, CompletableFuture<JsonNode> result) {
+        Pending(String action, String echo, CompletableFuture<JsonNode> result) {
             this.action = action;
+            this.echo = echo;
             this.result = result;
         }
 
@@ -62,6 +73,12 @@ final class WsConnection extends Link {
     private final long timeoutMs;
     private final Map<String, Pending> pending = new ConcurrentHashMap<>();
     private final AtomicLong echoes = new AtomicLong();
+    /** Actions waiting for the connection to be writable, in the order they were called. Event loop only. */
+    private final ArrayDeque<Pending> unwritten = new ArrayDeque<>();
+    /** The bytes of their frames, at most the connection's write limit. Event loop only. */
+    private long unwrittenBytes;
+    /** Calls on their way to {@link #unwritten} or in it: while any is, a new call queues behind them. */
+    private final AtomicInteger waiting = new AtomicInteger();
     /** The bots this connection counts as online (Bots.Bot.open); few, so a list. Event loop only. */
     final List<Bots.Bot> bots = new ArrayList<>(1);
     private long lastBeatNanos;
@@ -99,16 +116,74 @@ final class WsConnection extends Link {
             result.completeExceptionally(e);
             return result;
         }
-        Pending p = new Pending(action, result);
+        Pending p = new Pending(action, echo, result);
         pending.put(echo, p);
         p.timer = channel.eventLoop().schedule(() -> timedOut(echo), timeoutMs, TimeUnit.MILLISECONDS);
+        if (waiting.get() == 0 && channel.isWritable()) {
+            write(p, frame);
+        } else { // behind those that wait, in order
+            waiting.incrementAndGet();
+            channel.eventLoop().execute(() -> hold(p, frame));
+        }
+        return result;
+    }
+
+    private void write(Pending p, byte[] frame) {
         metrics.frame(OneBotMetrics.Kind.ACTION);
         channel.writeAndFlush(new TextWebSocketFrame(Unpooled.wrappedBuffer(frame))).addListener(f -> {
             if (!f.isSuccess()) {
-                fail(echo, OneBotActionException.disconnected(action));
+                fail(p.echo, OneBotActionException.disconnected(p.action));
             }
         });
-        return result;
+    }
+
+    /**
+     * On the event loop: {@code p} waits until the connection is writable (its timeout running), or goes now
+     * when it is and nothing waits before it; refused when the frames waiting pass the connection's write limit.
+     */
+    private void hold(Pending p, byte[] frame) {
+        if (pending.get(p.echo) != p) { // timed out or failed already
+            waiting.decrementAndGet();
+            return;
+        }
+        if (!channel.isActive()) {
+            waiting.decrementAndGet();
+            fail(p.echo, OneBotActionException.disconnected(p.action));
+            return;
+        }
+        if (unwritten.isEmpty() && channel.isWritable()) {
+            waiting.decrementAndGet();
+            write(p, frame);
+            return;
+        }
+        long limit = WriteLimit.maxPending(channel);
+        if (unwrittenBytes + frame.length > limit) {
+            waiting.decrementAndGet();
+            fail(p.echo, OneBotActionException.refused(p.action, "the connection is not writable (the implementation "
+                    + "does not read what it is sent) and " + unwrittenBytes + " bytes of actions already wait for it, "
+                    + "past its limit of " + limit));
+            return;
+        }
+        p.unsent = frame;
+        unwrittenBytes += frame.length;
+        unwritten.add(p);
+    }
+
+    /** The connection is writable again: the actions that waited go out, in order, while it stays so. Event loop. */
+    void writable() {
+        while (channel.isWritable()) {
+            Pending p = unwritten.poll();
+            if (p == null) {
+                return;
+            }
+            byte[] frame = p.unsent;
+            waiting.decrementAndGet();
+            if (frame != null) {
+                p.unsent = null;
+                unwrittenBytes -= frame.length;
+                write(p, frame);
+            }
+        }
     }
 
     /** A response frame: completes the action it answers (on a completion thread). */
@@ -124,6 +199,18 @@ final class WsConnection extends Link {
     }
 
     private void timedOut(String echo) {
+        Pending p = pending.get(echo);
+        byte[] frame = p == null ? null : p.unsent;
+        if (p != null && frame != null) { // never written
+            p.unsent = null;
+            unwrittenBytes -= frame.length;
+            if (unwritten.remove(p)) {
+                waiting.decrementAndGet();
+            }
+            fail(echo, OneBotActionException.refused(p.action, "the connection was not writable for " + timeoutMs
+                    + " ms (action_timeout_ms): the implementation does not read what it is sent"));
+            return;
+        }
         fail(echo, OneBotActionException.timeout(actionOf(echo), timeoutMs));
     }
 
@@ -142,6 +229,8 @@ final class WsConnection extends Link {
 
     /** The connection is gone: every action in flight fails now. */
     void closed() {
+        unwritten.clear();
+        unwrittenBytes = 0;
         for (String echo : pending.keySet()) {
             Pending p = pending.get(echo);
             if (p != null) {

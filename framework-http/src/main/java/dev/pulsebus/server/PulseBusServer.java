@@ -582,6 +582,13 @@ public final class PulseBusServer implements AutoCloseable {
                 .description("Says refused because the room's lane was full").register(registry);
         FunctionCounter.builder("pulsebus.http.connections.refused", initializer.limit().refused, a -> a.sum())
                 .description("Connections past max_connections or max_connections_per_client").register(registry);
+        FunctionCounter.builder("pulsebus.http.connections.closed", initializer.writes.closed, a -> a.sum())
+                .tag("reason", "slow_reader")
+                .description("Connections closed because their queued answers passed server.max_pending_write_bytes")
+                .register(registry);
+        FunctionCounter.builder("pulsebus.http.connections.paused", initializer.writes.paused, a -> a.sum())
+                .description("Times reading a connection was paused because it did not read its answers")
+                .register(registry);
     }
 
     /**

@@ -25,7 +25,8 @@ import org.jspecify.annotations.Nullable;
  * {@link Timing} records when the response passes it. A timer is made once per route, method and status and
  * then found by array index: recording takes no lock, builds no string and allocates nothing. At most
  * {@link #MAX_ROUTES} routes are kept (module routes come and go with reloads); past that, new ones are
- * recorded as {@code UNKNOWN}. A client that pipelines requests has only the newest one timed.
+ * recorded as {@code UNKNOWN}. Pipelined requests reach it one at a time ({@link InOrder}): each is timed from
+ * when it is taken up.
  */
 final class RequestTimers {
 

@@ -1,6 +1,7 @@
 package dev.pulsebus.server;
 
 import dev.pulsebus.adapter.SectionReader;
+import dev.pulsebus.adapter.WriteLimit;
 import dev.pulsebus.cluster.ClusterSettings;
 import dev.pulsebus.config.Config;
 import dev.pulsebus.config.ConfigException;
@@ -25,7 +26,7 @@ import org.jspecify.annotations.Nullable;
 public record ServerConfig(
         String host, int port, Secret token, int maxBodyBytes, int maxHeaderBytes, int maxConnections,
         int requestTimeoutMs, int maxPendingMessages, int maxPollTimeoutMs, int shutdownTimeoutMs,
-        Secret adminToken, List<String> allowedHosts, int maxConnectionsPerClient,
+        Secret adminToken, List<String> allowedHosts, int maxConnectionsPerClient, int maxPendingWriteBytes,
         String instance, boolean metricsEnabled,
         Path dataDir, String jdbcUrl, String username, Secret password, String synchronous, long cacheSize,
         int keepPerChat, int maxAgeDays, int slowHandlerMs,
@@ -37,7 +38,7 @@ public record ServerConfig(
     ServerConfig withModulesDir(Path dir) {
         return new ServerConfig(host, port, token, maxBodyBytes, maxHeaderBytes, maxConnections, requestTimeoutMs,
                 maxPendingMessages, maxPollTimeoutMs, shutdownTimeoutMs, adminToken, allowedHosts, maxConnectionsPerClient,
-                instance, metricsEnabled, dataDir, jdbcUrl,
+                maxPendingWriteBytes, instance, metricsEnabled, dataDir, jdbcUrl,
                 username, password, synchronous, cacheSize, keepPerChat, maxAgeDays, slowHandlerMs, dir, modules, onebot,
                 telegram, cluster, file, moduleLoadTimeoutMs, busStallMs);
     }
@@ -48,7 +49,7 @@ public record ServerConfig(
     private static final Map<String, Set<String>> KNOWN = Map.of(
             "server", Set.of("host", "port", "token", "max_body_bytes", "max_header_bytes", "max_connections",
                     "request_timeout_ms", "max_pending_messages", "max_poll_timeout_ms", "shutdown_timeout_ms",
-                    "admin_token", "allowed_hosts", "max_connections_per_client"),
+                    "admin_token", "allowed_hosts", "max_connections_per_client", "max_pending_write_bytes"),
             "bot", Set.of("instance"),
             "metrics", Set.of("enabled"),
             "storage", Set.of("data_dir", "jdbc_url", "username", "password", "synchronous", "cache_size"),
@@ -166,6 +167,7 @@ public record ServerConfig(
                 Secret.of(r.text("server", "admin_token", "")),
                 r.hosts("server", "allowed_hosts"),
                 r.integer("server", "max_connections_per_client", DEFAULT_PER_CLIENT, 1, 1_000_000),
+                r.integer("server", "max_pending_write_bytes", WriteLimit.DEFAULT_MAX_PENDING, 4096, 1 << 30),
                 r.text("bot", "instance", ""),
                 r.bool("metrics", "enabled", true),
                 Path.of(r.text("storage", "data_dir", "data")),
@@ -218,9 +220,10 @@ public record ServerConfig(
     ServerConfig with(@Nullable Integer port, @Nullable Path dataDir) {
         return new ServerConfig(host, port != null ? port : this.port, token, maxBodyBytes, maxHeaderBytes,
                 maxConnections, requestTimeoutMs, maxPendingMessages, maxPollTimeoutMs, shutdownTimeoutMs, adminToken,
-                allowedHosts, maxConnectionsPerClient, instance, metricsEnabled, dataDir != null ? dataDir : this.dataDir,
-                jdbcUrl, username, password, synchronous, cacheSize, keepPerChat, maxAgeDays, slowHandlerMs, modulesDir,
-                modules, onebot, telegram, cluster, file, moduleLoadTimeoutMs, busStallMs);
+                allowedHosts, maxConnectionsPerClient, maxPendingWriteBytes, instance, metricsEnabled,
+                dataDir != null ? dataDir : this.dataDir, jdbcUrl, username, password, synchronous, cacheSize,
+                keepPerChat, maxAgeDays, slowHandlerMs, modulesDir, modules, onebot, telegram, cluster, file,
+                moduleLoadTimeoutMs, busStallMs);
     }
 
     /** Typed reads of one setting with its default and range, naming the setting when it is wrong. */

@@ -1,5 +1,6 @@
 package dev.pulsebus.server;
 
+import dev.pulsebus.adapter.WriteLimit;
 import dev.pulsebus.onebot.OneBotSettings;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -35,10 +36,11 @@ import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The server's pipeline, in order: {@link ConnectionLimit} (refuse past {@code max_connections} or
- * {@code max_connections_per_client}, a few slots kept for health probes),
- * {@link Linger} (close without a reset after a refusal), the HTTP codec (request line and header
- * limits), {@link RequestTimers.Timing} (times each request), {@link RequestTimeout} (close clients that do not finish a request in time), {@link BodyLimit}
+ * The server's pipeline, in order: {@link WriteLimit} (watermarks: reading paused while the connection is
+ * unwritable, closed past {@code max_pending_write_bytes}), {@link ConnectionLimit} (refuse past
+ * {@code max_connections} or {@code max_connections_per_client}, a few slots kept for health probes),
+ * {@link Linger} (close without a reset after a refusal), the HTTP codec (request line and header limits),
+ * {@link InOrder} (one request at a time, answered in order), {@link RequestTimers.Timing} (times each request), {@link RequestTimeout} (close clients that do not finish a request in time), {@link BodyLimit}
  * (aggregates the body, 413 past {@code max_body_bytes}; {@code max_frame_bytes} on OneBot's paths), then the
  * {@link HttpHandler}. A OneBot reverse WebSocket replaces the HTTP handlers after its upgrade.
  */
@@ -50,6 +52,8 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     private final ConnectionLimit limit;
     private final HttpHandler handler;
     private final RequestTimers timers;
+    /** The backpressure counts of every connection accepted. */
+    final WriteLimit.Counts writes = new WriteLimit.Counts();
 
     /** The largest body a OneBot adapter takes on its paths ({@code max_frame_bytes}); 0 when none is enabled. */
     private final int onebotBodyBytes;
@@ -71,9 +75,11 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     @Override
     protected void initChannel(SocketChannel ch) {
         ch.pipeline()
+                .addLast("backpressure", new WriteLimit(config.maxPendingWriteBytes(), writes))
                 .addLast("limit", limit)
                 .addLast("linger", new Linger())
                 .addLast("codec", new HttpServerCodec(MAX_REQUEST_LINE, config.maxHeaderBytes(), 8192))
+                .addLast("inorder", new InOrder())
                 .addLast("timing", timers.timing())
                 .addLast("timeout", new RequestTimeout(config.requestTimeoutMs()))
                 .addLast("body", new BodyLimit(config.maxBodyBytes()))
@@ -289,6 +295,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
                 return;
             }
             duplex.shutdownOutput();
+            ctx.channel().config().setAutoRead(true); // read to the end, not a request at a time (InOrder)
             ctx.executor().schedule(() -> ctx.close(), MAX_MILLIS, TimeUnit.MILLISECONDS);
         }
 

@@ -22,10 +22,16 @@ final class OneBotServer implements AutoCloseable {
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     OneBotServer(Path dir, String toml) throws Exception {
+        this(dir, "", toml);
+    }
+
+    /** {@code serverToml}: settings of {@code [server]} besides its port. */
+    OneBotServer(Path dir, String serverToml, String toml) throws Exception {
         Path file = dir.resolve("pulsebus.toml");
         Files.writeString(file, """
                 [server]
                 port = 0
+                """ + serverToml + """
 
                 [storage]
                 data_dir = "%s"
@@ -50,6 +56,12 @@ final class OneBotServer implements AutoCloseable {
         return client.send(HttpRequest.newBuilder(http(path)).timeout(Duration.ofSeconds(30)).build(),
                 HttpResponse.BodyHandlers.ofString()).body();
     }
+
+    int status(String path) throws Exception {
+        return client.send(HttpRequest.newBuilder(http(path)).timeout(Duration.ofSeconds(30)).build(),
+                HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
 
     List<TranscriptRecord> history(ChatRef chat) throws Exception {
         return server.pipeline().history(chat, 100, Long.MAX_VALUE);

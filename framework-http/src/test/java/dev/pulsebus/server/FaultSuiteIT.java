@@ -5,9 +5,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pulsebus.internal.Json;
+import dev.pulsebus.onebot.RawWebSocket;
 import dev.pulsebus.testing.PostgresSchema;
 import dev.pulsebus.testing.TcpProxy;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,11 +20,13 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -373,6 +379,85 @@ class FaultSuiteIT {
     void soak() throws Exception {
         assumeTrue(LONG, "the soak runs in the long form only (mvn verify -Pfaults)");
         Soak.run(config("max_connections = 20000\nmax_connections_per_client = 20000\n", ""), dir.resolve("data"), FaultSuiteIT::summary);
+    }
+
+    // ------------------------------------------------------------------ peers that do not read
+
+    /**
+     * The reproduction of a server taken to OutOfMemoryError in seconds: at {@code -Xmx512m} (direct memory
+     * capped the same), 8 OneBot reverse-WebSocket peers (no access token) send pings and {@code /echo} of
+     * 256 KiB and never read, reconnecting whenever they are closed, for 60 s. {@code /health/live} must
+     * answer every second throughout, the server must not throw OutOfMemoryError and must exit on SIGTERM.
+     */
+    @Test
+    void peersThatDoNotReadLeaveTheServerServing() throws Exception {
+        assumeTrue(LONG, "the slow-reader flood runs in the long form only (mvn verify -Pfaults)");
+        Path config = config("", "\n[adapters.onebot11]\nenabled = true\nmode = \"reverse-ws\"\n");
+        try (ServerProcess server = ServerProcess.fromJar(config, dir.resolve("data"), "-Xmx512m",
+                "-XX:MaxDirectMemorySize=512m")) {
+            URI url = Objects.requireNonNull(server.url, "started");
+            int port = url.getPort();
+            AtomicBoolean stop = new AtomicBoolean();
+            LongAdder connections = new LongAdder();
+            String echo = "/echo " + "x".repeat(256 * 1024);
+            AtomicLong ids = new AtomicLong();
+            List<Thread> peers = new ArrayList<>();
+            for (int p = 0; p < 8; p++) {
+                peers.add(Thread.ofPlatform().daemon().start(() -> {
+                    byte[] ping = new byte[125];
+                    while (!stop.get()) {
+                        try (RawWebSocket peer = new RawWebSocket(port, "/onebot/v11/ws", 4096, "X-Self-ID", "10001000")) {
+                            connections.increment();
+                            while (!stop.get()) {
+                                for (int i = 0; i < 1000; i++) {
+                                    peer.send(RawWebSocket.PING, ping);
+                                }
+                                peer.text("{\"time\": 1, \"self_id\": 10001000, \"post_type\": \"message\", "
+                                        + "\"message_type\": \"group\", \"sub_type\": \"normal\", \"message_id\": "
+                                        + ids.incrementAndGet() + ", \"group_id\": 123456, \"user_id\": 42, \"message\": "
+                                        + "[{\"type\": \"text\", \"data\": {\"text\": \"" + echo + "\"}}], \"font\": 0}");
+                            }
+                        } catch (IOException closed) {
+                            // closed by the server (1008): connect again
+                        }
+                    }
+                }));
+            }
+            HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+            int answered = 0;
+            int failed = 0;
+            long maxRss = 0;
+            for (int s = 0; s < 60; s++) {
+                Thread.sleep(1000);
+                try {
+                    HttpResponse<Void> r = http.send(HttpRequest.newBuilder(url.resolve("/health/live"))
+                            .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.discarding());
+                    if (r.statusCode() == 200) {
+                        answered++;
+                    } else {
+                        failed++;
+                    }
+                } catch (IOException e) {
+                    failed++;
+                }
+                maxRss = Math.max(maxRss, server.rssBytes());
+            }
+            stop.set(true);
+            String metrics = http.send(HttpRequest.newBuilder(url.resolve("/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            long exited = server.terminate(30_000);
+            for (Thread t : peers) {
+                t.join(TimeUnit.SECONDS.toMillis(10)); // their sockets are closed with the server
+            }
+            String output = server.output();
+            summary("peers that do not read (8, -Xmx512m, 60 s): " + connections.sum() + " connections, /health/live "
+                    + answered + " answered / " + failed + " not, RSS at most " + (maxRss >> 20) + " MB, "
+                    + metrics.lines().filter(l -> l.startsWith("pulsebus_http_connections_closed_total")).findFirst()
+                    .orElse("no close counter") + ", SIGTERM exit in " + exited + " ms");
+            assertThat(failed).as("/health/live not answered").isZero();
+            assertThat(output).doesNotContain("OutOfMemoryError");
+            assertThat(exited).as("exits on SIGTERM").isNotNegative();
+        }
     }
 
     // ------------------------------------------------------------------ helpers

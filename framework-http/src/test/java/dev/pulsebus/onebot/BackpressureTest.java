@@ -1,0 +1,153 @@
+package dev.pulsebus.onebot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pulsebus.server.TestCluster;
+import dev.pulsebus.testing.Await;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.BufferedOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A reverse-WebSocket peer that sends and never reads what it is sent (a raw socket with a small receive
+ * buffer): the server stops reading it while its answers wait, answers only its latest ping, holds actions
+ * until their timeout and then fails them saying why, and closes it with 1008 once more than
+ * {@code server.max_pending_write_bytes} is queued for it; the server goes on serving meanwhile.
+ */
+@Timeout(120)
+class BackpressureTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final String SELF = "10001000";
+    private static final String CLOSED = "pulsebus_http_connections_closed_total";
+    private static final String PAUSED = "pulsebus_http_connections_paused_total";
+
+    @TempDir
+    Path dir;
+    private OneBotServer server;
+    private RawWebSocket peer;
+
+    private RawWebSocket start(String serverToml, String adapterToml) throws Exception {
+        server = new OneBotServer(dir, serverToml, """
+                [adapters.onebot11]
+                enabled = true
+                mode = "reverse-ws"
+                access_token = "0123"
+                """ + adapterToml);
+        peer = new RawWebSocket(server.server.port(), "/onebot/v11/ws", 4096, "X-Self-ID", SELF,
+                "Authorization", "Bearer 0123");
+        return peer;
+    }
+
+    private double metric(String name, String labels) throws Exception {
+        return TestCluster.metric(server.server, name, labels);
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        if (peer != null) {
+            peer.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    /** Sends {@code count} group messages {@code /echo <size x's>} from a thread of its own, until it cannot. */
+    private Thread echoes(int count, int size) {
+        String text = "/echo " + "x".repeat(size);
+        return Thread.ofPlatform().daemon().start(() -> {
+            try {
+                for (int i = 1; i <= count; i++) {
+                    peer.text(Fixtures.v11Group(Long.parseLong(SELF), i, 123456, text));
+                }
+            } catch (IOException closed) {
+                // the server closed the connection
+            }
+        });
+    }
+
+    @Test
+    void aPeerThatDoesNotReadIsClosedWith1008OnceTooMuchIsQueuedForIt() throws Exception {
+        start("max_pending_write_bytes = 65536\n", "");
+        echoes(100, 100_000); // each reply frame alone is past the limit once the socket's buffers are full
+
+        assertThat(Await.until(WAIT, () -> metric(CLOSED, "reason=\"slow_reader\"") == 1)).isTrue();
+        assertThat(server.status("/health/live")).isEqualTo(200);
+        RawWebSocket.Frame close = peer.readUntilClose(); // what it had not read, then the close frame
+        assertThat(close).isNotNull();
+        assertThat(close.closeCode()).isEqualTo(1008);
+        assertThat(peer.read()).as("the connection ends after the close frame").isNull();
+        assertThat(metric(CLOSED, "reason=\"slow_reader\"")).isEqualTo(1);
+    }
+
+    @Test
+    void aPeerThatPingsAndDoesNotReadStopsBeingReadAndGetsOnlyItsLatestPingAnswered() throws Exception {
+        start("", "");
+        int pings = 60_000; // 125-byte payloads: 7.9 MB each way, more than the sockets' buffers hold
+        Thread sender = Thread.ofPlatform().daemon().start(() -> {
+            try {
+                OutputStream out = new BufferedOutputStream(peer.socket.getOutputStream(), 64 * 1024);
+                byte[] payload = new byte[125];
+                for (int i = 0; i < pings; i++) {
+                    ByteBuffer.wrap(payload).putInt(i);
+                    out.write(RawWebSocket.frame(RawWebSocket.PING, payload));
+                }
+                out.flush();
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertThat(Await.until(WAIT, () -> metric(PAUSED, "") >= 1)).as("reading it paused").isTrue();
+        assertThat(server.status("/health/live")).isEqualTo(200);
+
+        int pongs = 0;
+        int last = -1;
+        while (last != pings - 1) {
+            RawWebSocket.Frame f = peer.read();
+            assertThat(f).isNotNull();
+            assertThat(f.opcode()).isEqualTo(RawWebSocket.PONG);
+            int n = ByteBuffer.wrap(f.payload()).getInt();
+            assertThat(n).as("pongs answer pings in order").isGreaterThan(last);
+            last = n;
+            pongs++;
+        }
+        sender.join(TimeUnit.SECONDS.toMillis(30));
+        assertThat(pongs).as("the pings that came while it did not read were answered once").isLessThan(pings);
+        assertThat(metric(CLOSED, "")).isZero();
+    }
+
+    @Test
+    void anActionToABotThatDoesNotReadWaitsForItsTimeoutThenFailsSayingTheConnectionIsNotWritable() throws Exception {
+        start("", "action_timeout_ms = 1000\n");
+        echoes(100, 100_000);
+        // replies refused because the connection was not writable: it is, or was a moment ago, full
+        assertThat(Await.until(WAIT, () -> metric("pulsebus_onebot_actions_total", "outcome=\"refused\"") >= 1))
+                .isTrue();
+        OneBotActionException failed = null;
+        for (int attempt = 0; attempt < 10 && failed == null; attempt++) {
+            try {
+                server.adapter().actions(SELF).getLoginInfo().toCompletableFuture().get(30, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                OneBotActionException a = (OneBotActionException) e.getCause();
+                if (a.kind() != OneBotActionException.Kind.TIMEOUT) { // TIMEOUT: it went out, the socket took it
+                    failed = a;
+                }
+            }
+        }
+        assertThat(failed).isNotNull();
+        assertThat(failed.kind()).isEqualTo(OneBotActionException.Kind.REFUSED);
+        assertThat(failed).hasMessageContaining("get_login_info").hasMessageContaining("not writable for 1000 ms");
+        assertThat(metric(CLOSED, "")).as("under the limit: not closed").isZero();
+        assertThat(server.status("/health/live")).isEqualTo(200);
+    }
+}
