@@ -61,6 +61,16 @@ public interface CommandRouter {
         return register(command);
     }
 
+    /**
+     * Interrupts the {@linkplain Command#blocking() blocking} commands of {@code module} running now, each on a
+     * virtual thread of its own (the module is unloading: one that never returns would keep its classes and a
+     * slot of {@code maxBlockingCalls} for ever); returns how many. A command waiting for an answer
+     * ({@code askText}, {@code await}) ends with {@code CANCELLED}; one that ignores interrupts runs on.
+     */
+    default int interruptBlocking(String module) {
+        return 0;
+    }
+
     /** Routes one message: runs the command it names, or says why not. Answers go through the source. */
     Outcome route(CommandSource source);
 

@@ -48,6 +48,9 @@ final class DefaultCommandRouter implements CommandRouter {
     private final MessageCatalog catalog;
     private final LongAdder unknown = new LongAdder();
     private final SlowCalls slowCalls;
+    /** The blocking commands running now, each on its virtual thread (at most {@code maxBlockingCalls}). */
+    private final java.util.concurrent.ConcurrentHashMap<Thread, Entry> blockingRunning =
+            new java.util.concurrent.ConcurrentHashMap<>();
     /** One less than {@link CommandRouter.Builder#latencySampling}: a call is timed when its count masks to 0. */
     private final int sampleMask;
     /**
@@ -266,12 +269,14 @@ final class DefaultCommandRouter implements CommandRouter {
         }
         try {
             Thread.ofVirtual().name("pulsebus-command-" + e.path).start(() -> {
+                blockingRunning.put(Thread.currentThread(), e);
                 try {
                     long start = System.nanoTime();
                     Outcome o = runHere(e, call, controls, granted, inShared);
                     // waiting for the user's answers (askText, askInt, await) is not the command's time
                     timed(e, o, System.nanoTime() - start - Call.takeWaitedNanos());
                 } finally {
+                    blockingRunning.remove(Thread.currentThread());
                     blockingSlots.release();
                 }
             });
@@ -280,6 +285,18 @@ final class DefaultCommandRouter implements CommandRouter {
             throw cannotStart;
         }
         return Outcome.OK;
+    }
+
+    @Override
+    public int interruptBlocking(String module) {
+        int n = 0;
+        for (java.util.Map.Entry<Thread, Entry> running : blockingRunning.entrySet()) {
+            if (running.getValue().slow.module().equals(module)) {
+                running.getKey().interrupt();
+                n++;
+            }
+        }
+        return n;
     }
 
     private Outcome runHere(Entry e, Call call, Control[] controls, int granted, boolean inShared) {

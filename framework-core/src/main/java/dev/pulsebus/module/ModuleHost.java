@@ -336,7 +336,8 @@ public final class ModuleHost implements AutoCloseable {
     }
 
     /**
-     * Unloads {@code name}: its commands and handlers running on the pipeline's lanes are interrupted, then its {@code onUnload},
+     * Unloads {@code name}: its commands running (blocking ones on their threads, inline ones and its handlers on
+     * the pipeline's lanes) are interrupted, then its {@code onUnload},
      * then the release of all it registered (newest first,
      * even when {@code onUnload} threw), then its class loader is closed.
      *
@@ -354,11 +355,13 @@ public final class ModuleHost implements AutoCloseable {
                     + " depend on it; unload them first");
         }
         loaded.remove(name);
-        if (pipeline != null) { // a handler of it that never returns would hold its lane's chat for ever
-            int interrupted = pipeline.handlerWatch().interrupt(name);
-            if (interrupted > 0) {
-                LOG.warn("Module {} unloads while {} of its commands or handlers run: interrupted", name, interrupted);
-            }
+        // a handler of it that never returns would hold its lane's chat (or a blocking slot) for ever
+        int interrupted = router.interruptBlocking(name);
+        if (pipeline != null) {
+            interrupted += pipeline.handlerWatch().interrupt(name);
+        }
+        if (interrupted > 0) {
+            LOG.warn("Module {} unloads while {} of its commands or handlers run: interrupted", name, interrupted);
         }
         try {
             e.module.onUnload(e.scope);

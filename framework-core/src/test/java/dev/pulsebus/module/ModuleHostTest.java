@@ -101,6 +101,28 @@ class ModuleHostTest {
     }
 
     @Test
+    void unloadingAModuleInterruptsItsBlockingCommandsThatRun() throws Exception {
+        java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch interrupted = new java.util.concurrent.CountDownLatch(1);
+        host.load(new TestModule("hang", ctx -> ctx.commands().register(Command.named("wait").blocking().handler(call -> {
+            running.countDown();
+            try {
+                Thread.sleep(Long.MAX_VALUE); // a blocking command that never returns by itself
+            } catch (InterruptedException e) {
+                interrupted.countDown();
+            }
+        }))));
+        host.load(new TestModule("other", ctx -> { }));
+        assertThat(command("/wait")).isEqualTo(Outcome.OK);
+        assertThat(running.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+        assertThat(router.interruptBlocking("other")).as("another module's commands are left alone").isZero();
+        host.unload("hang");
+
+        assertThat(interrupted.await(10, java.util.concurrent.TimeUnit.SECONDS)).as("interrupted on unload").isTrue();
+    }
+
+    @Test
     void unloadingAModuleFailsTheAsksOfItsCommandsAndHandlers() throws Exception {
         List<CompletionStage<MessageEvent>> asks = new CopyOnWriteArrayList<>();
         List<Object> dialogEnd = new CopyOnWriteArrayList<>();
