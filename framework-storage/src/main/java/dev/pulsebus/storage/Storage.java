@@ -48,6 +48,9 @@ public final class Storage implements AutoCloseable {
 
     private final Dialect dialect;
     private final HikariDataSource dataSource;
+    /** The modules' migrations applied, by owner, to apply again when the database is recreated empty. */
+    private final java.util.concurrent.ConcurrentHashMap<String, ModuleMigrations> moduleMigrations =
+            new java.util.concurrent.ConcurrentHashMap<>();
     private final StorageHealth health;
     private final @Nullable WalCheckpointer checkpointer;
     private final SessionPool sessions;
@@ -62,7 +65,7 @@ public final class Storage implements AutoCloseable {
         this.dataSource = dataSource;
         this.description = description;
         this.health = new StorageHealth(dataSource, sqliteFile, dialect == Dialect.SQLITE ? null
-                : c -> Schema.restore(c, dataSource, dialect));
+                : c -> Schema.restore(c, dataSource, dialect) && remigrateModules());
         this.sessions = sessions;
         this.kv = new JdbcKvStore(dataSource, sessions, dialect, health, b);
         this.transcripts = new JdbcTranscriptStore(dataSource, sessions, dialect, health);
@@ -138,12 +141,40 @@ public final class Storage implements AutoCloseable {
      * @throws StorageException when a migration fails (the database is left as Flyway leaves it)
      */
     public int migrate(String owner, ClassLoader loader, String location) {
+        // kept to run again if the database is recreated empty; weakly, so an unloaded module's classes go
+        moduleMigrations.put(owner, new ModuleMigrations(new java.lang.ref.WeakReference<>(loader), location));
         try {
             return Schema.migrateModule(dataSource, owner, loader, location);
         } catch (FlywayException e) {
             throw new StorageException("migrations of '" + owner + "' from " + location + " failed on "
                     + description + ": " + e.getMessage(), e);
         }
+    }
+
+    /** A module's migrations as last applied: where, through which class loader (weakly held). */
+    private record ModuleMigrations(java.lang.ref.WeakReference<ClassLoader> loader, String location) {
+    }
+
+    /**
+     * After PulseBus's own schema was migrated again (the database recreated empty): the modules' migrations
+     * applied before, each again, but those whose class loader is gone (the module unloaded). Returns true.
+     */
+    private boolean remigrateModules() {
+        for (java.util.Map.Entry<String, ModuleMigrations> m : moduleMigrations.entrySet()) {
+            ClassLoader loader = m.getValue().loader().get();
+            if (loader == null) {
+                moduleMigrations.remove(m.getKey(), m.getValue());
+                continue;
+            }
+            try {
+                int ran = Schema.migrateModule(dataSource, m.getKey(), loader, m.getValue().location());
+                LOG.warn("Storage: migrated module {} again ({} migrations)", m.getKey(), ran);
+            } catch (FlywayException e) {
+                LOG.error("Storage: module {}'s migrations failed after the database was recreated: {}", m.getKey(),
+                        e.getMessage());
+            }
+        }
+        return true;
     }
 
     /** {@link #close(Duration)} with 10 s. */

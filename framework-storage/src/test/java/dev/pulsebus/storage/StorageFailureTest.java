@@ -233,6 +233,8 @@ class StorageFailureTest {
         try (Backend.Place place = backend.newPlace(); Storage storage = place.open()) {
             Kv kv = storage.kv().namespace("m");
             kv.set("before", "1");
+            assertThat(storage.migrate("weather", StorageFailureTest.class.getClassLoader(), "db/weather-test"))
+                    .isEqualTo(2);
             place.recreateEmpty();
             assertThat(Await.until(Duration.ofSeconds(15), () -> {
                 try {
@@ -250,6 +252,14 @@ class StorageFailureTest {
                 }
             })).as("the history records the migration again").isTrue();
             assertThat(Await.until(Duration.ofSeconds(5), storage::healthy)).isTrue();
+            assertThat(Await.until(Duration.ofSeconds(5), () -> { // a module's migrations, applied again too
+                try (Connection c = place.connect(); ResultSet rs = c.createStatement().executeQuery(
+                        "SELECT summary FROM weather_forecast WHERE city = 'Tokyo'")) {
+                    return rs.next() && rs.getString(1).equals("Sunny");
+                } catch (java.sql.SQLException notYet) {
+                    return false;
+                }
+            })).as("the module's table and rows are back").isTrue();
         }
     }
 }
