@@ -336,10 +336,11 @@ public final class ModuleHost implements AutoCloseable {
     }
 
     /**
-     * Unloads {@code name}: its commands running (blocking ones on their threads, inline ones and its handlers on
-     * the pipeline's lanes) are interrupted, then its {@code onUnload},
+     * Unloads {@code name}: its commands and handlers running on the pipeline's lanes are interrupted, then its
+     * {@code onUnload},
      * then the release of all it registered (newest first,
-     * even when {@code onUnload} threw), then its class loader is closed.
+     * even when {@code onUnload} threw), then its blocking commands still running are interrupted, then its class
+     * loader is closed.
      *
      * @throws ModuleException when it is not loaded or a loaded module depends on it
      */
@@ -355,13 +356,11 @@ public final class ModuleHost implements AutoCloseable {
                     + " depend on it; unload them first");
         }
         loaded.remove(name);
-        // a handler of it that never returns would hold its lane's chat (or a blocking slot) for ever
-        int interrupted = router.interruptBlocking(name);
-        if (pipeline != null) {
-            interrupted += pipeline.handlerWatch().interrupt(name);
-        }
-        if (interrupted > 0) {
-            LOG.warn("Module {} unloads while {} of its commands or handlers run: interrupted", name, interrupted);
+        if (pipeline != null) { // a handler of it that never returns would hold its lane's chat for ever
+            int interrupted = pipeline.handlerWatch().interrupt(name);
+            if (interrupted > 0) {
+                LOG.warn("Module {} unloads while {} of its commands or handlers run: interrupted", name, interrupted);
+            }
         }
         try {
             e.module.onUnload(e.scope);
@@ -369,6 +368,12 @@ public final class ModuleHost implements AutoCloseable {
             LOG.warn("Module {} failed in onUnload; releasing what it registered anyway: {}", name, t.toString());
         }
         e.scope.release();
+        // after the release, which ends their asks as UNLOADED: one that waits on something else, or never
+        // returns, would keep a blocking slot and the module's classes for ever
+        int blocking = router.interruptBlocking(name);
+        if (blocking > 0) {
+            LOG.warn("Module {} unloaded while {} of its blocking commands ran: interrupted", name, blocking);
+        }
         if (e.loader != null && loaded.values().stream().noneMatch(o -> o.loader == e.loader)) {
             closeQuietly(e.loader);
         }
