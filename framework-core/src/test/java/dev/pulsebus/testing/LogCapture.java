@@ -11,16 +11,23 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps what one logger writes at WARN and above during each test ({@code @RegisterExtension}), whatever
+ * Keeps what one logger writes at WARN (or a given level) and above during each test ({@code @RegisterExtension}), whatever
  * level the tests' logging configuration gives it.
  */
 public final class LogCapture implements BeforeEachCallback, AfterEachCallback {
 
     private final Logger logger;
+    private final Level level;
     private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
 
     public LogCapture(Class<?> loggerOf) {
+        this(loggerOf, Level.WARN);
+    }
+
+    /** Keeps what the logger writes at {@code level} and above. */
+    public LogCapture(Class<?> loggerOf, Level level) {
         this.logger = (Logger) LoggerFactory.getLogger(loggerOf);
+        this.level = level;
     }
 
     /** The lines logged so far in this test, formatted. */
@@ -32,7 +39,7 @@ public final class LogCapture implements BeforeEachCallback, AfterEachCallback {
     public void beforeEach(ExtensionContext context) {
         appender.list.clear();
         appender.start();
-        logger.setLevel(Level.WARN);
+        logger.setLevel(level);
         logger.addAppender(appender);
     }
 
