@@ -5,6 +5,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -19,6 +20,8 @@ public final class LogCapture implements BeforeEachCallback, AfterEachCallback {
     private final Logger logger;
     private final Level level;
     private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
+    /** The logger's own level before the test, given back after it. */
+    private @Nullable Level before;
 
     public LogCapture(Class<?> loggerOf) {
         this(loggerOf, Level.WARN);
@@ -39,6 +42,7 @@ public final class LogCapture implements BeforeEachCallback, AfterEachCallback {
     public void beforeEach(ExtensionContext context) {
         appender.list.clear();
         appender.start();
+        before = logger.getLevel();
         logger.setLevel(level);
         logger.addAppender(appender);
     }
@@ -46,6 +50,6 @@ public final class LogCapture implements BeforeEachCallback, AfterEachCallback {
     @Override
     public void afterEach(ExtensionContext context) {
         logger.detachAppender(appender);
-        logger.setLevel(null);
+        logger.setLevel(before);
     }
 }
