@@ -28,6 +28,12 @@ public final class ModuleJars {
      */
     public static Path build(Path dir, String jarName, String pkg, String moduleClass, String... sources)
             throws IOException {
+        return build(dir, jarName, pkg, List.of(moduleClass), sources);
+    }
+
+    /** The same, for a jar listing several module classes. */
+    public static Path build(Path dir, String jarName, String pkg, List<String> moduleClasses, String... sources)
+            throws IOException {
         Path src = Files.createDirectories(dir.resolve("src-" + jarName).resolve(pkg.replace('.', '/')));
         for (int i = 0; i < sources.length; i += 2) {
             Files.writeString(src.resolve(sources[i]), sources[i + 1]);
@@ -49,7 +55,9 @@ public final class ModuleJars {
                 out.write(Files.readAllBytes(f));
             }
             out.putNextEntry(new JarEntry("META-INF/services/dev.pulsebus.module.BotModule"));
-            out.write((pkg + "." + moduleClass + "\n").getBytes(StandardCharsets.UTF_8));
+            for (String moduleClass : moduleClasses) {
+                out.write((pkg + "." + moduleClass + "\n").getBytes(StandardCharsets.UTF_8));
+            }
         }
         return jar;
     }

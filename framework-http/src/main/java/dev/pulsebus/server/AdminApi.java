@@ -185,9 +185,33 @@ final class AdminApi {
             if (unload) {
                 modules.unload(name);
             } else {
-                modules.reload(name, jar.isEmpty() ? own : existing(jar));
+                Path next = jar.isEmpty() ? own : existing(jar);
+                modules.reload(name, next);
+                setAside(own, next);
             }
         }));
+    }
+
+    /**
+     * Moves {@code old}, which a reload to {@code next} replaced, from the modules folder to its
+     * {@code .replaced/}, so that what runs now is what starts next time; not when it is the same file, lies
+     * elsewhere, or still holds a loaded module. A failed move leaves the reload done and logs what the next start
+     * will load instead.
+     */
+    private void setAside(Path old, Path next) {
+        Path folder = old.toAbsolutePath().normalize().getParent();
+        if (old.equals(next) || folder == null || !folder.equals(modulesDir.toAbsolutePath().normalize())
+                || modules.loaded().stream().anyMatch(m -> old.equals(m.jar()))) {
+            return;
+        }
+        try {
+            Path moved = Modules.setAside(old);
+            LOG.info("Module jar {} was replaced by {}: moved to {}", old.getFileName(), next.getFileName(), moved);
+        } catch (IOException e) {
+            LOG.warn("Module jar {} was replaced by {} but could not be moved out of {} ({}); the next start loads {}",
+                    old.getFileName(), next.getFileName(), modulesDir, e.toString(),
+                    Modules.newestJars(modulesDir, false).stream().map(p -> String.valueOf(p.getFileName())).toList());
+        }
     }
 
     /** The jar {@code name} was loaded from; refused when it is not loaded or is on the classpath. */

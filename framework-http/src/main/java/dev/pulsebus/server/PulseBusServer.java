@@ -405,7 +405,7 @@ public final class PulseBusServer implements AutoCloseable {
 
     private void loadModules() {
         modules.loadAll(Modules.onClasspath(PulseBusServer.class.getClassLoader())); // but those turned off
-        for (Path jar : Modules.jars(config.modulesDir())) {
+        for (Path jar : Modules.newestJars(config.modulesDir(), true)) { // one version of each module
             try {
                 modules.load(jar);
             } catch (ModuleException e) {

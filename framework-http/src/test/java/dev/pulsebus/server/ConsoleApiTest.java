@@ -188,6 +188,9 @@ class ConsoleApiTest {
             HttpResponse<String> reloaded = t.post("/api/admin/modules/hot/reload", "{\"jar\": \"hot-v2.jar\"}");
             assertThat(reloaded.statusCode()).as(reloaded.body()).isEqualTo(200);
             assertThat(module(json(reloaded), "hot").get("version").asText()).isEqualTo("v2");
+            assertThat(json(reloaded).get("jars").toString()).as("the replaced jar is moved aside")
+                    .doesNotContain("hot-v1.jar");
+            assertThat(modules.resolve(".replaced").resolve("hot-v1.jar")).exists();
             assertThat(t.get("/modules/hot/v").body()).isEqualTo("v2");
 
             HttpResponse<String> failed = t.post("/api/admin/modules/hot/reload", "{\"jar\": \"hot-broken.jar\"}");
@@ -209,9 +212,9 @@ class ConsoleApiTest {
             assertThat(unloaded.statusCode()).isEqualTo(200);
             assertThat(unloaded.body()).doesNotContain("\"name\":\"hot\"");
             assertThat(t.get("/modules/hot/v").statusCode()).isEqualTo(404);
-            HttpResponse<String> loaded = t.post("/api/admin/modules/load", "{\"jar\": \"hot-v1.jar\"}");
+            HttpResponse<String> loaded = t.post("/api/admin/modules/load", "{\"jar\": \"hot-v2.jar\"}");
             assertThat(loaded.statusCode()).as(loaded.body()).isEqualTo(200);
-            assertThat(t.get("/modules/hot/v").body()).isEqualTo("v1");
+            assertThat(t.get("/modules/hot/v").body()).isEqualTo("v2");
             assertThat(t.post("/api/admin/modules/load", "{}").statusCode()).isEqualTo(400);
         }
     }
