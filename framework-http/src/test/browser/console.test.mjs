@@ -4,7 +4,8 @@
 // with PULSEBUS_NPM_CACHE (where playwright-core is installed), PULSEBUS_CHROMIUM (the browser),
 // PULSEBUS_URL (a server without a token), PULSEBUS_TOKEN_URL and PULSEBUS_TOKEN (one with),
 // PULSEBUS_ADMIN_URL and PULSEBUS_ADMIN_TOKEN (one with an admin token too, the same chat token),
-// PULSEBUS_ATTACK_URL (one without a token, module hot v1 loaded, OneBot v11's reverse WebSocket open, for
+// PULSEBUS_FRESH_URL (one without a token whose modules folder is empty, for the scenarios that need
+// to know all of its traffic), PULSEBUS_ATTACK_URL (one without a token, module hot v1 loaded, OneBot v11's reverse WebSocket open, for
 // a page on another origin to attack), PULSEBUS_SHOTS (where screenshots go). Exits 0 when the scenario held, 1 with the reason otherwise.
 import { createRequire } from 'node:module';
 import { createServer } from 'node:http';
@@ -101,6 +102,139 @@ const scenarios = {
         .waitFor({ timeout: 5000 });
       check(await b.page.evaluate(() => performance.getEntriesByType('navigation').length) === 1, 'the page reloaded');
       await b.shot('chat');
+      clean(b.seen);
+    } finally {
+      await b.close();
+    }
+  },
+
+  // The first say's 201 comes late (held back here); the next message, typed meanwhile, stays in the box.
+  async typing() {
+    const base = env('PULSEBUS_URL');
+    const b = await open('typing');
+    try {
+      let held = 0;
+      await b.page.route('**/api/rooms/browser-typing/messages', async (route) => {
+        if (route.request().method() !== 'POST') {
+          return route.continue();
+        }
+        const response = await route.fetch();
+        held++;
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        return route.fulfill({ response });
+      });
+      await b.page.goto(`${base}/?room=browser-typing`);
+      const box = b.page.getByRole('textbox', { name: 'Message', exact: true });
+      await box.fill('first message');
+      await b.page.getByRole('button', { name: 'Send', exact: true }).click();
+      check(await box.inputValue() === '', 'the box is not cleared when the message is sent');
+      await box.fill('second, half typed');
+      const log = b.page.getByRole('log');
+      await log.locator('[data-user="you"]', { hasText: 'first message' }).waitFor({ timeout: 5000 });
+      check(held === 1, `the say was not held back (${held})`);
+      await b.page.waitForTimeout(1800); // past the held 201, whether the poll or the answer rendered it
+      check(await box.inputValue() === 'second, half typed',
+        `the first say's answer cleared the next message: '${await box.inputValue()}'`);
+      clean(b.seen);
+    } finally {
+      await b.page.unrouteAll({ behavior: 'ignoreErrors' });
+      await b.close();
+    }
+  },
+
+  // Without ?room the page opens the most recently active room, then the one this browser used last.
+  async latestRoom() {
+    const base = env('PULSEBUS_FRESH_URL');
+    await say(base, 'fresh-older', 'curl', 'older room');
+    await say(base, 'fresh-latest', 'curl', 'latest room');
+    const deadline = Date.now() + 10000;
+    for (;;) { // the transcript store is written behind: wait until it lists the room first
+      const rooms = (await (await fetch(`${base}/api/admin/rooms`)).json()).rooms;
+      if (rooms[0] === 'fresh-latest') {
+        break;
+      }
+      check(Date.now() < deadline, 'the rooms list does not put the latest room first: ' + JSON.stringify(rooms));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const b = await open('latest-room');
+    try {
+      await b.page.goto(base + '/');
+      const log = b.page.getByRole('log');
+      await log.locator('[data-user="curl"]', { hasText: 'latest room' }).waitFor({ timeout: 5000 });
+      check(await b.page.locator('#room').inputValue() === 'fresh-latest', 'the room picker does not show fresh-latest');
+      await b.page.locator('#room').selectOption('fresh-older');
+      await log.locator('[data-user="curl"]', { hasText: 'older room' }).waitFor({ timeout: 5000 });
+      await b.page.goto(base + '/');
+      await log.locator('[data-user="curl"]', { hasText: 'older room' }).waitFor({ timeout: 5000 });
+      check(await b.page.locator('#room').inputValue() === 'fresh-older', 'the room used last is not opened again');
+      await b.shot('chat');
+      clean(b.seen);
+    } finally {
+      await b.close();
+    }
+  },
+
+  // A bot of commands only (no bus handler runs): the latency chart shows the commands' latency.
+  async commandLatency() {
+    const base = env('PULSEBUS_FRESH_URL');
+    const b = await open('command-latency');
+    try {
+      await b.page.goto(`${base}/?room=fresh-commands`);
+      await b.page.getByRole('button', { name: 'Live', exact: true }).click();
+      for (const c of ['/echo one', '/roll 6', '/echo two', '/help']) {
+        await say(base, 'fresh-commands', 'load', c);
+      }
+      const shown = b.page.locator('#v-latency');
+      try {
+        await b.page.waitForFunction(() => {
+          const [p50, p99] = document.getElementById('v-latency').textContent.split(' / ').map(Number);
+          return p50 > 0 && p99 > 0;
+        }, null, { timeout: 5000 });
+      } catch (e) {
+        throw new Error(`the latency chart shows '${await shown.textContent()}' after commands only`);
+      }
+      check(await b.page.locator('#latency-of').textContent() === 'Command',
+        'the latency chart does not say it shows commands: ' + await b.page.locator('#latency-of').textContent());
+      await b.shot('live');
+      clean(b.seen);
+    } finally {
+      await b.close();
+    }
+  },
+
+  // An empty modules folder: nothing to load, and Load says so by being disabled.
+  async emptyModules() {
+    const b = await open('empty-modules');
+    try {
+      await b.page.goto(env('PULSEBUS_FRESH_URL') + '/');
+      const read = b.page.waitForResponse((r) => r.url().endsWith('/api/admin/modules'), { timeout: 5000 });
+      await b.page.getByRole('button', { name: 'Modules', exact: true }).click();
+      await read;
+      const load = b.page.getByRole('button', { name: 'Load', exact: true });
+      try {
+        await b.page.waitForFunction(() => document.querySelector('#load-module button').disabled, null,
+          { timeout: 2000 });
+      } catch (e) {
+        throw new Error('Load is enabled with nothing to load');
+      }
+      check(await load.isDisabled(), 'Load is enabled with nothing to load');
+      check((await b.page.locator('#load-hint').textContent()).includes('modules/'), 'no hint of where jars go');
+      await b.shot('modules-empty');
+      clean(b.seen);
+    } finally {
+      await b.close();
+    }
+  },
+
+  // No results file configured or found: no rows, and how to make one; no failed request in the console.
+  async benchMissing() {
+    const b = await open('bench-missing');
+    try {
+      await b.page.goto(env('PULSEBUS_URL') + '/');
+      await b.page.getByRole('button', { name: 'Benchmark', exact: true }).click();
+      await b.page.locator('#bench-status', { hasText: 'mvn verify -Pbench' }).waitFor({ timeout: 5000 });
+      check(await b.page.locator('#bench tr').count() === 0, 'rows without a results file');
+      await b.shot('bench-missing');
       clean(b.seen);
     } finally {
       await b.close();

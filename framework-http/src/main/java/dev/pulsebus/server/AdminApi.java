@@ -87,10 +87,42 @@ final class AdminApi {
         this.benchResults = benchResults;
     }
 
-    /** The benchmark results the console shows: {@code -Dpulsebus.console.bench=<results.json>}, else none. */
+    /** Where a benchmark run from the checkout writes its results, and where the docs' results are kept. */
+    static final List<String> BENCH_FILES = List.of("framework-bench/target/bench/results.json",
+            "docs/bench/results.json");
+
+    /** What the Benchmark view says when there are no results. */
+    static final String NO_BENCH = "No benchmark results yet: run `mvn verify -Pbench` in the checkout (it writes"
+            + " framework-bench/target/bench/results.json), or start the server with"
+            + " -Dpulsebus.console.bench=<results.json>.";
+
+    /**
+     * The benchmark results the console shows: {@code -Dpulsebus.console.bench=<results.json>} when set,
+     * else the newer of {@link #BENCH_FILES} under the working directory ({@code ./pulsebus} runs in the
+     * checkout), else none.
+     */
     static @Nullable Path benchResults() {
         String file = System.getProperty("pulsebus.console.bench", "");
-        return file.isBlank() ? null : Path.of(file);
+        return file.isBlank() ? latestBench(Path.of("")) : Path.of(file);
+    }
+
+    /** The most recently written of {@link #BENCH_FILES} under {@code root}; null when there is none. */
+    static @Nullable Path latestBench(Path root) {
+        Path latest = null;
+        long newest = Long.MIN_VALUE;
+        for (String name : BENCH_FILES) {
+            Path p = root.resolve(name);
+            try {
+                long written = Files.getLastModifiedTime(p).toMillis();
+                if (Files.isRegularFile(p) && written > newest) {
+                    latest = p;
+                    newest = written;
+                }
+            } catch (IOException e) {
+                // not there: the next one
+            }
+        }
+        return latest;
     }
 
     static boolean serves(String path) {
@@ -361,12 +393,24 @@ final class AdminApi {
         }
     }
 
-    /** The benchmark's {@code results.json} as it is, when one is configured and there. */
+    /**
+     * The benchmark's {@code results.json} as it is; when there is none, no rows and how to make them
+     * ({@code "missing"}); 404 when the configured file is not there.
+     */
     private void bench(ChannelHandlerContext ctx, boolean keepAlive) {
         Path file = benchResults.get();
-        if (file == null || !Files.isRegularFile(file)) {
-            error(ctx, HttpResponseStatus.NOT_FOUND, file == null ? "no benchmark results configured"
-                    + " (-Dpulsebus.console.bench=results.json)" : "no benchmark results at " + file, keepAlive);
+        if (file == null) {
+            json(ctx, HttpResponseStatus.OK, Responses.write(g -> {
+                g.writeStartObject();
+                g.writeArrayFieldStart("results");
+                g.writeEndArray();
+                g.writeStringField("missing", NO_BENCH);
+                g.writeEndObject();
+            }), keepAlive);
+            return;
+        }
+        if (!Files.isRegularFile(file)) {
+            error(ctx, HttpResponseStatus.NOT_FOUND, "no benchmark results at " + file, keepAlive);
             return;
         }
         try {

@@ -22,8 +22,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * {@code GET /api/admin/stats}: the few figures the console charts, as one small JSON object of running
  * totals and current values (the page turns totals into rates): events published, command calls by
- * outcome, handler latency (p50 and p99 of the slowest event type), long-poll waiters, open connections,
- * heap, GC pauses and KV writes.
+ * outcome, handler latency (p50 and p99 of the slowest event type), command latency (p50 and p99 of the
+ * slowest outcome: what a bot of commands alone shows, where no bus handler runs), long-poll waiters, open
+ * connections, heap, GC pauses and KV writes.
  *
  * <p>Every open console asks once a second, so the answer must cost about what {@code /health} costs: it
  * is written at most once per {@link #FRESH_NANOS} and the same bytes go to every asker in between, like
@@ -35,15 +36,17 @@ final class ConsoleStats {
     static final long FRESH_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
     static final String HANDLER_TIMER = "pulsebus.handler.duration";
+    static final String COMMAND_TIMER = "pulsebus.command.duration";
 
     /**
-     * Gives the handler timers a p50 and a p99 (kept in a decaying window by Micrometer), which the console
-     * charts and {@code /metrics} then also shows as {@code quantile} series; set before the bus registers them.
+     * Gives the handler and command timers a p50 and a p99 (kept in a decaying window by Micrometer), which
+     * the console charts and {@code /metrics} then also shows as {@code quantile} series; set before the bus
+     * and the command router register them.
      */
-    static final MeterFilter HANDLER_PERCENTILES = new MeterFilter() {
+    static final MeterFilter LATENCY_PERCENTILES = new MeterFilter() {
         @Override
         public DistributionStatisticConfig configure(Meter.Id id, DistributionStatisticConfig config) {
-            return id.getName().equals(HANDLER_TIMER)
+            return id.getName().equals(HANDLER_TIMER) || id.getName().equals(COMMAND_TIMER)
                     ? DistributionStatisticConfig.builder().percentiles(0.5, 0.99).build().merge(config)
                     : config;
         }
@@ -92,18 +95,8 @@ final class ConsoleStats {
                 commands.merge(outcome, total(m), Double::sum);
             }
         }
-        double p50 = 0;
-        double p99 = 0;
-        for (Timer t : registry.find(HANDLER_TIMER).timers()) {
-            for (ValueAtPercentile v : t.takeSnapshot().percentileValues()) {
-                double ms = v.value(TimeUnit.MILLISECONDS);
-                if (v.percentile() == 0.5) {
-                    p50 = Math.max(p50, ms);
-                } else if (v.percentile() == 0.99) {
-                    p99 = Math.max(p99, ms);
-                }
-            }
-        }
+        double[] handler = slowest(HANDLER_TIMER);
+        double[] command = slowest(COMMAND_TIMER);
         long gcCount = 0;
         long gcMillis = 0;
         for (GarbageCollectorMXBean gc : collectors()) {
@@ -115,8 +108,6 @@ final class ConsoleStats {
         double waiters = gauge("pulsebus.longpoll.waiters");
         double connections = gauge("pulsebus.http.connections");
         double kvWrites = sum("pulsebus.kv.writes");
-        double p50ms = p50;
-        double p99ms = p99;
         long count = gcCount;
         long pause = gcMillis;
         return Responses.write(g -> {
@@ -128,8 +119,10 @@ final class ConsoleStats {
                 g.writeNumberField(e.getKey(), e.getValue().longValue());
             }
             g.writeEndObject();
-            g.writeNumberField("handler_p50_ms", p50ms);
-            g.writeNumberField("handler_p99_ms", p99ms);
+            g.writeNumberField("handler_p50_ms", handler[0]);
+            g.writeNumberField("handler_p99_ms", handler[1]);
+            g.writeNumberField("command_p50_ms", command[0]);
+            g.writeNumberField("command_p99_ms", command[1]);
             g.writeNumberField("longpoll_waiters", (long) waiters);
             g.writeNumberField("connections", (long) connections);
             g.writeNumberField("heap_used_bytes", heap.getUsed());
@@ -139,6 +132,22 @@ final class ConsoleStats {
             g.writeNumberField("kv_writes", (long) kvWrites);
             g.writeEndObject();
         });
+    }
+
+    /** The largest p50 and p99, in ms, of the timers named {@code name}; zeros when none has run lately. */
+    private double[] slowest(String name) {
+        double[] p = new double[2];
+        for (Timer t : registry.find(name).timers()) {
+            for (ValueAtPercentile v : t.takeSnapshot().percentileValues()) {
+                double ms = v.value(TimeUnit.MILLISECONDS);
+                if (v.percentile() == 0.5) {
+                    p[0] = Math.max(p[0], ms);
+                } else if (v.percentile() == 0.99) {
+                    p[1] = Math.max(p[1], ms);
+                }
+            }
+        }
+        return p;
     }
 
     /**

@@ -119,7 +119,7 @@ public final class PulseBusServer implements AutoCloseable {
         long shutdownNanos = TimeUnit.MILLISECONDS.toNanos(config.shutdownTimeoutMs());
         try {
             this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-            registry.config().meterFilter(ConsoleStats.HANDLER_PERCENTILES); // before the bus makes its timers
+            registry.config().meterFilter(ConsoleStats.LATENCY_PERCENTILES); // before the bus and router time
             registry.config().meterFilter(SloBuckets.FILTER);
             RecentErrors errors = new RecentErrors().attach(); // from here on: module load failures included
             opened.add("recent errors", errors);

@@ -21,8 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The browser console in a real headless Chromium: {@code src/test/browser/console.test.mjs}, run by Node
  * with playwright-core, against servers on real sockets (one without a token, with jar modules to reload;
- * one with a token; one with an admin token too; one without a token for a page on another origin to
- * attack, served by the script on another port). Each test is one scenario of that script.
+ * one with a token; one with an admin token too; one without a token and with an empty modules folder, whose
+ * traffic is the scenarios' own; one without a token for a page on another origin to attack, served by the
+ * script on another port). Each test is one scenario of that script.
  *
  * <p>Skipped, with the reason printed, when Node, playwright-core or Chromium is missing: playwright-core
  * is looked for in {@code -Dpulsebus.npm.cache} or {@code $PULSEBUS_NPM_CACHE} (default
@@ -46,6 +47,7 @@ class ConsoleBrowserTest {
     private @Nullable TestServer guarded;
     private @Nullable TestServer admin;
     private @Nullable TestServer attacked;
+    private @Nullable TestServer fresh;
     private Path npm = Path.of("");
     private String chromium = "";
     private @Nullable String benchBefore;
@@ -72,6 +74,8 @@ class ConsoleBrowserTest {
         guarded = new TestServer(Files.createDirectories(dir.resolve("guarded")), "token = \"" + TOKEN + "\"\n");
         admin = new TestServer(Files.createDirectories(dir.resolve("admin")), "token = \"" + TOKEN + "\"\n"
                 + "admin_token = \"" + ADMIN_TOKEN + "\"\n");
+        fresh = ConsoleApiTest.serverWithModules(Files.createDirectories(dir.resolve("fresh")), "",
+                Files.createDirectories(dir.resolve("empty-modules")));
         Path attackModules = Files.createDirectories(dir.resolve("attack-modules"));
         Files.copy(modules.resolve("hot-v1.jar"), attackModules.resolve("hot-v1.jar"));
         attacked = ConsoleApiTest.serverWithModules(Files.createDirectories(dir.resolve("attacked")),
@@ -94,7 +98,7 @@ class ConsoleBrowserTest {
         if (open != null) {
             open.close();
         }
-        for (TestServer s : new TestServer[] {guarded, admin, attacked}) {
+        for (TestServer s : new TestServer[] {guarded, admin, attacked, fresh}) {
             if (s != null) {
                 s.close();
             }
@@ -132,6 +136,36 @@ class ConsoleBrowserTest {
     }
 
     @Test
+    void withoutAResultsFileTheBenchmarkViewSaysHowToMakeOne() throws Exception {
+        System.clearProperty("pulsebus.console.bench"); // and the tests run in framework-http: none is found
+        try {
+            run("benchMissing");
+        } finally {
+            System.setProperty("pulsebus.console.bench", dir.resolve("results.json").toString());
+        }
+    }
+
+    @Test
+    void aMessageTypedWhileTheLastOneIsAnsweredStaysInTheBox() throws Exception {
+        run("typing");
+    }
+
+    @Test
+    void thePageOpensTheMostRecentlyActiveRoomThenTheOneUsedLast() throws Exception {
+        run("latestRoom");
+    }
+
+    @Test
+    void commandsAloneShowTheirLatencyInTheChart() throws Exception {
+        run("commandLatency");
+    }
+
+    @Test
+    void loadIsDisabledWithAnEmptyModulesFolder() throws Exception {
+        run("emptyModules");
+    }
+
+    @Test
     void withATokenThePageAsksForItAndAdminCallsWithoutItAre401() throws Exception {
         run("token");
     }
@@ -165,6 +199,7 @@ class ConsoleBrowserTest {
         env.put("PULSEBUS_TOKEN", TOKEN);
         env.put("PULSEBUS_ADMIN_URL", java.util.Objects.requireNonNull(admin).server.url().toString());
         env.put("PULSEBUS_ADMIN_TOKEN", ADMIN_TOKEN);
+        env.put("PULSEBUS_FRESH_URL", java.util.Objects.requireNonNull(fresh).server.url().toString());
         env.put("PULSEBUS_ATTACK_URL", java.util.Objects.requireNonNull(attacked).server.url().toString());
         env.put("PULSEBUS_SHOTS", Path.of("target/console-screenshots").toAbsolutePath().toString());
         Process node = pb.start();

@@ -19,7 +19,7 @@ class ConsoleStatsTest {
     private final AtomicLong events = new AtomicLong();
 
     {
-        registry.config().meterFilter(ConsoleStats.HANDLER_PERCENTILES);
+        registry.config().meterFilter(ConsoleStats.LATENCY_PERCENTILES);
         FunctionCounter.builder("pulsebus.events.published", events, AtomicLong::get).tag("type", "a")
                 .register(registry);
         FunctionCounter.builder("pulsebus.commands.calls", new AtomicLong(3), AtomicLong::get)
@@ -46,6 +46,19 @@ class ConsoleStatsTest {
         assertThat(s.get("handler_p50_ms").asDouble()).isBetween(1.0, 3.0);
         assertThat(s.get("handler_p99_ms").asDouble()).isGreaterThan(100.0);
         assertThat(s.get("heap_used_bytes").asLong()).isPositive();
+    }
+
+    @Test
+    void commandLatencyIsGivenWhereNoHandlerRan() throws Exception {
+        Timer ok = Timer.builder(ConsoleStats.COMMAND_TIMER).tag("outcome", "ok").register(registry);
+        for (int i = 0; i < 100; i++) {
+            ok.record(Duration.ofMillis(i < 98 ? 4 : 300));
+        }
+        JsonNode s = Json.MAPPER.readTree(stats.json());
+        assertThat(s.get("handler_p50_ms").asDouble()).isZero();
+        assertThat(s.get("handler_p99_ms").asDouble()).isZero();
+        assertThat(s.get("command_p50_ms").asDouble()).isBetween(3.0, 5.0);
+        assertThat(s.get("command_p99_ms").asDouble()).isGreaterThan(200.0);
     }
 
     @Test

@@ -139,6 +139,13 @@ class PrometheusRulesTest {
                 assertThat(alertMetrics).contains("up", "pulsebus_component_up", "jvm_gc_pause_seconds_sum",
                         "pulsebus:longpoll_delivery_seconds:p99");
                 assertThat(failures).as("queries without data (" + queries.size() + " asked)").isEmpty();
+                // the traffic is commands: their latency panel shows numbers, not the NaN of no runs (an
+                // outcome none had is NaN, in its own series)
+                for (String q : panelQueries("Command latency p50 / p99")) {
+                    JsonNode r = query(api, q);
+                    assertThat(r).as(q).isNotNull().isNotEmpty();
+                    assertThat(r.findValues("value")).as(q).anyMatch(v -> !v.path(1).asText().equals("NaN"));
+                }
             } finally {
                 p.destroy();
                 if (!p.waitFor(10, TimeUnit.SECONDS)) {
@@ -148,12 +155,18 @@ class PrometheusRulesTest {
         }
     }
 
-    /** Says, commands (one writing the KV store), a history read, a delivered poll, a 404, and a GC. */
+    /**
+     * Says, commands (one writing the KV store, one timed in each round), a history read, a delivered poll,
+     * a 404, and a GC.
+     */
     private static void traffic(TestServer t, String round) throws Exception {
         for (int i = 0; i < 3; i++) {
             assertThat(t.say("ops", "ann", "/echo hi " + i).statusCode()).isEqualTo(201);
             assertThat(t.say("ops", "ann", "/remember k" + i + " v").statusCode()).isEqualTo(201);
             assertThat(t.say("ops", "ann", "/roll").statusCode()).isEqualTo(201);
+        }
+        for (int i = 0; i < 16; i++) { // one /echo of each round's is timed (one call in 16): the rates see it
+            assertThat(t.say("ops", "ann", "/echo again " + i).statusCode()).isEqualTo(201);
         }
         CompletableFuture<HttpResponse<String>> poll = t.client.sendAsync(HttpRequest.newBuilder(
                 t.uri("/api/rooms/waiting-" + round + "/poll?timeout_ms=10000&after=0")).build(),
@@ -190,12 +203,30 @@ class PrometheusRulesTest {
             assertThat(panel.at("/datasource/uid").asText("${datasource}")).isEqualTo("${datasource}");
             for (JsonNode p : panel.path("panels").isEmpty() ? List.of(panel) : (Iterable<JsonNode>) panel.path("panels")) {
                 for (JsonNode target : p.path("targets")) {
-                    queries.add(target.path("expr").asText().replace("$__rate_interval", "1m")
-                            .replace("${instance}", ".*").replace("$instance", ".*"));
+                    queries.add(fill(target.path("expr").asText()));
                 }
             }
         }
         return queries;
+    }
+
+    /** The expressions of the dashboard's panel titled {@code title}, filled in as {@link #dashboardQueries}. */
+    private static List<String> panelQueries(String title) throws IOException {
+        List<String> queries = new ArrayList<>();
+        for (JsonNode panel : Json.MAPPER.readTree(DASHBOARD.toFile()).path("panels")) {
+            if (panel.path("title").asText().equals(title)) {
+                for (JsonNode target : panel.path("targets")) {
+                    queries.add(fill(target.path("expr").asText()));
+                }
+            }
+        }
+        assertThat(queries).as("the queries of the panel " + title).isNotEmpty();
+        return queries;
+    }
+
+    /** An expression with Grafana's variables as Grafana would fill them for "All". */
+    private static String fill(String expr) {
+        return expr.replace("$__rate_interval", "1m").replace("${instance}", ".*").replace("$instance", ".*");
     }
 
     /** The result of an instant query, or null when Prometheus refused it (a syntax error, an unknown function). */

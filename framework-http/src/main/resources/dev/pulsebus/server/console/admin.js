@@ -44,7 +44,12 @@ function renderModules(answer) {
   document.getElementById('modules').replaceChildren(...rows);
   const loadedJars = new Set(answer.modules.map((m) => m.jar).filter(Boolean));
   const select = document.getElementById('load-jar');
-  select.replaceChildren(...answer.jars.filter((j) => !loadedJars.has(j)).map((j) => el('option', j, { value: j })));
+  const loadable = answer.jars.filter((j) => !loadedJars.has(j));
+  select.replaceChildren(...loadable.map((j) => el('option', j, { value: j })));
+  select.disabled = loadable.length === 0;
+  document.getElementById('load-button').disabled = loadable.length === 0;
+  document.getElementById('load-hint').textContent = loadable.length === 0
+    ? 'Nothing to load: put a module jar in the server\'s modules/ folder, then open this view again.' : '';
 }
 
 async function change(path, body, done) {
@@ -138,7 +143,7 @@ export function startBench() {
       const results = await json('/api/admin/bench');
       const rows = results.results || [];
       const meta = results.meta || {};
-      status.textContent = `${rows.length} rows` + (meta.commit ? ' from ' + meta.commit : '')
+      status.textContent = results.missing || `${rows.length} rows` + (meta.commit ? ' from ' + meta.commit : '')
         + (meta.quick ? ' (quick run)' : '');
       document.getElementById('bench').replaceChildren(...rows.map((r) => {
         const tr = el('tr');

@@ -4,6 +4,25 @@ import { ApiError, json, post, sleep, el } from './api.js';
 
 const ROOM = /^[A-Za-z0-9._-]{1,64}$/;
 const DEFAULT_ROOM = 'console';
+const LAST_ROOM = 'pulsebus.room'; // localStorage: the room this browser used last
+
+/** The room last used in this browser, or null. */
+function lastRoom() {
+  try {
+    const name = localStorage.getItem(LAST_ROOM);
+    return name && ROOM.test(name) ? name : null;
+  } catch (e) {
+    return null; // storage refused (a privacy setting): start as if new
+  }
+}
+
+function remember(name) {
+  try {
+    localStorage.setItem(LAST_ROOM, name);
+  } catch (e) {
+    // not kept: the next visit opens the most active room
+  }
+}
 
 let room = DEFAULT_ROOM;
 let lastSeq = 0;
@@ -43,6 +62,7 @@ async function open(name) {
     poll.abort();
   }
   room = name;
+  remember(name);
   lastSeq = 0;
   seen.clear();
   log().replaceChildren();
@@ -82,7 +102,11 @@ async function follow(controller) {
   }
 }
 
-async function loadRooms() {
+/**
+ * Lists the rooms (most recently active first) and picks the one to open: {@code wanted} (?room= or the
+ * last one used here), else the most recently active, else {@link DEFAULT_ROOM}.
+ */
+async function loadRooms(wanted) {
   const select = document.getElementById('room');
   let names = [];
   try {
@@ -90,6 +114,7 @@ async function loadRooms() {
   } catch (e) {
     status('Rooms not listed: ' + e.message);
   }
+  room = wanted || names[0] || DEFAULT_ROOM;
   if (!names.includes(room)) {
     names = [room, ...names];
   }
@@ -127,18 +152,18 @@ export function startChat() {
       return;
     }
     const user = document.getElementById('user').value.trim() || 'you';
+    // Cleared now, not when the answer comes: by then the next message may be half typed.
+    input.value = '';
     try {
-      const said = await post(`/api/rooms/${encodeURIComponent(room)}/messages`, { user, text });
-      input.value = '';
-      render(said);
+      render(await post(`/api/rooms/${encodeURIComponent(room)}/messages`, { user, text }));
       status('');
     } catch (err) {
+      if (!input.value) {
+        input.value = text; // not sent: given back to send again, unless something new was typed
+      }
       status(err instanceof ApiError ? `Not sent (${err.status}): ${err.message}` : 'Not sent: ' + err.message);
     }
   });
-  const wanted = new URLSearchParams(location.search).get('room');
-  if (wanted && ROOM.test(wanted)) {
-    room = wanted;
-  }
-  loadRooms().then(() => open(room));
+  const asked = new URLSearchParams(location.search).get('room');
+  loadRooms(asked && ROOM.test(asked) ? asked : lastRoom()).then(() => open(room));
 }

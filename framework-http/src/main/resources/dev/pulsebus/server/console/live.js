@@ -1,6 +1,6 @@
 // The live view: once a second the server's stats snapshot (running totals, turned into rates here) and
-// its /health; the charts of events, commands by outcome, handler latency, long-poll waiters, heap, GC
-// pauses and KV writes.
+// its /health; the charts of events, commands by outcome, latency (of the bus handlers, or of the commands
+// when no handler has run lately: a bot of commands alone), long-poll waiters, heap, GC pauses and KV writes.
 import { json, api, el } from './api.js';
 import { LineChart, format } from './charts.js';
 
@@ -44,14 +44,18 @@ function update(s) {
   const kv = rate(s.kv_writes, prev.kv_writes);
   charts.events.push([events]);
   charts.commands.push(commands);
-  charts.latency.push([s.handler_p50_ms, s.handler_p99_ms]);
+  const handlers = s.handler_p99_ms > 0 || !(s.command_p99_ms > 0);
+  const p50 = handlers ? s.handler_p50_ms : s.command_p50_ms;
+  const p99 = handlers ? s.handler_p99_ms : s.command_p99_ms;
+  charts.latency.push([p50, p99]);
   charts.waiters.push([s.longpoll_waiters]);
   charts.heap.push([heap]);
   charts.gc.push([gc]);
   charts.kv.push([kv]);
   show('v-events', format(events));
   show('v-commands', commands.map(format).join(' / '));
-  show('v-latency', format(s.handler_p50_ms) + ' / ' + format(s.handler_p99_ms));
+  show('latency-of', handlers ? 'Handler' : 'Command');
+  show('v-latency', format(p50) + ' / ' + format(p99));
   show('v-waiters', String(s.longpoll_waiters));
   show('v-heap', format(heap) + ' of ' + format(s.heap_max_bytes / 1048576));
   show('v-gc', format(gc));
