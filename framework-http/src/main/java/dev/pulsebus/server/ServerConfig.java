@@ -125,6 +125,13 @@ public record ServerConfig(
         return o != null ? o : source;
     }
 
+    /** Adds {@code where + message}, unless {@code load} has already said that this variable names no setting. */
+    private static void unknown(List<String> errors, String where, String message) {
+        if (errors.stream().noneMatch(e -> e.startsWith(where + " names no setting"))) {
+            errors.add(where + message);
+        }
+    }
+
     /** Reads every setting, adding each error to {@code errors}; throws them all at the end. */
     private static ServerConfig read(ConfigSnapshot snapshot, String source, @Nullable Path file, List<String> errors) {
         Map<String, Map<String, String>> modules = new LinkedHashMap<>();
@@ -134,7 +141,7 @@ public record ServerConfig(
             String section = dot < 0 ? key : key.substring(0, dot);
             Set<String> keys = KNOWN.get(section);
             if (keys == null || dot < 0) {
-                errors.add(where(snapshot, key, source) + ": unknown section [" + section + "]; known: "
+                unknown(errors, where(snapshot, key, source), ": unknown section [" + section + "]; known: "
                         + String.join(", ", KNOWN.keySet().stream().sorted().toList()));
                 continue;
             }
@@ -145,7 +152,7 @@ public record ServerConfig(
                     modules.computeIfAbsent(rest.substring(0, cut), m -> new LinkedHashMap<>())
                             .put(rest.substring(cut + 1), snapshot.getString(key, ""));
                 } else if (!keys.contains(rest)) {
-                    errors.add(where(snapshot, key, source) + ": unknown setting " + key + "; known in [modules]: "
+                    unknown(errors, where(snapshot, key, source), ": unknown setting " + key + "; known in [modules]: "
                             + String.join(", ", keys.stream().sorted().toList())
                             + ", and a module's own settings go in [modules.<id>]");
                 }
@@ -153,7 +160,7 @@ public record ServerConfig(
                 int cut = rest.indexOf('.');
                 String adapter = cut < 0 ? rest : rest.substring(0, cut);
                 if (!(ADAPTERS.containsKey(adapter) || adapter.equals(TELEGRAM)) || cut < 0) {
-                    errors.add(where(snapshot, key, source) + ": unknown section [adapters." + adapter
+                    unknown(errors, where(snapshot, key, source), ": unknown section [adapters." + adapter
                             + "]; known: adapters.onebot11, adapters.onebot12, adapters.telegram");
                     continue;
                 }
@@ -161,7 +168,7 @@ public record ServerConfig(
                 adapters.computeIfAbsent(adapter, a -> new LinkedHashMap<>())
                         .put(rest.substring(cut + 1), snapshot.getString(key, ""));
             } else if (!keys.contains(rest)) {
-                errors.add(where(snapshot, key, source) + ": unknown setting " + key + "; known in [" + section + "]: "
+                unknown(errors, where(snapshot, key, source), ": unknown setting " + key + "; known in [" + section + "]: "
                         + String.join(", ", keys.stream().sorted().toList()));
             }
         }
