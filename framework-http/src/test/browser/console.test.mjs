@@ -289,6 +289,8 @@ const scenarios = {
       }
       const storage = b.page.locator('#health dt', { hasText: 'storage' }).locator('xpath=following-sibling::dd[1]');
       check((await storage.textContent()) === 'UP', 'the health view does not show storage UP');
+      await b.page.locator('#pending li', { hasText: 'server.max_body_bytes changed; applies after a restart' })
+        .waitFor({ timeout: 10000 });
       await b.shot('live');
       clean(b.seen);
     } finally {

@@ -28,7 +28,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A file that does not parse at start is a {@link ConfigException} naming its line. With
  * {@code watch} on, edits of either file are picked up while the bot runs; an edit that does not parse
- * keeps the last good snapshot, and the reason is logged. Every change is reported as a
+ * or that the {@linkplain Builder#validate validator} refuses keeps the last good snapshot, and the reason
+ * is logged as an error naming the file and line. Each value knows where it comes from
+ * ({@link ConfigSnapshot#origin}: the file and line, or the environment variable). Every change is reported as a
  * {@link ConfigChanged} to the {@code onChange} listener (the server publishes it on the bus).
  *
  * <p>This class holds the layers and the snapshot; {@link TomlFiles} reads and writes the files,
@@ -41,8 +43,11 @@ public final class Config implements AutoCloseable {
 
     private final @Nullable Path file;
     private final Map<String, Object> env;
+    private final Map<String, String> envOrigins;
     private final @Nullable Consumer<ConfigChanged> onChange;
+    private final @Nullable Consumer<ConfigSnapshot> validator;
     private Map<String, Object> fileValues;
+    private Map<String, Integer> fileLines = Map.of();
     private final RuntimeFile runtime;
     private volatile ConfigSnapshot snapshot;
     private final @Nullable ConfigWatcher watcher;
@@ -50,9 +55,14 @@ public final class Config implements AutoCloseable {
 
     private Config(Builder b) {
         this.file = b.file;
-        this.env = EnvOverrides.of(b.env != null ? b.env : System.getenv());
+        Map<String, String> environment = b.env != null ? b.env : System.getenv();
+        this.env = EnvOverrides.of(environment);
+        this.envOrigins = EnvOverrides.origins(environment);
         this.onChange = b.onChange;
-        this.fileValues = file == null ? Map.of() : TomlFiles.read(file, b.optional);
+        this.validator = b.validator;
+        Map<String, Integer> lines = new HashMap<>();
+        this.fileValues = file == null ? Map.of() : TomlFiles.read(file, b.optional, lines);
+        this.fileLines = lines;
         this.runtime = new RuntimeFile(file, b.flushDelay);
         this.snapshot = merge();
         Path runtimePath = runtime.path(); // null exactly when file is
@@ -119,7 +129,11 @@ public final class Config implements AutoCloseable {
             if (!env.containsKey(key)) { // an environment override stays in force
                 Map<String, Object> next = new HashMap<>(snapshot.values());
                 changed = !v.equals(next.put(key, v));
-                snapshot = new ConfigSnapshot(next);
+                Map<String, String> origins = new HashMap<>(snapshot.origins());
+                if (runtime.path() != null) {
+                    origins.put(key, String.valueOf(runtime.path()));
+                }
+                snapshot = new ConfigSnapshot(next, origins);
             } else {
                 changed = false;
             }
@@ -135,29 +149,49 @@ public final class Config implements AutoCloseable {
     }
 
     /**
-     * Reads the files again; returns the keys that changed. A file that does not parse leaves the
-     * snapshot as it was and is logged.
+     * Reads the files again; returns the keys that changed. A file that does not parse, or a snapshot the
+     * {@linkplain Builder#validate validator} refuses, leaves the snapshot as it was and is logged as an
+     * error naming the file and line.
      */
     public Set<String> reload() {
         Map<String, Object> nextFile;
         Map<String, Object> nextRuntime;
+        Map<String, Integer> nextLines = new HashMap<>();
         try {
-            nextFile = file == null ? Map.of() : TomlFiles.read(file, true);
+            nextFile = file == null ? Map.of() : TomlFiles.read(file, true, nextLines);
             nextRuntime = runtime.read();
         } catch (ConfigException e) {
-            LOG.warn("Configuration not reloaded, keeping the last good one: {}", e.getMessage());
+            LOG.error("Configuration edit rejected, the running configuration is kept: {}", e.getMessage());
             return Set.of();
         }
         Set<String> changed;
         synchronized (this) {
             ConfigSnapshot before = snapshot;
+            Map<String, Object> oldFile = fileValues;
+            Map<String, Integer> oldLines = fileLines;
+            Map<String, Object> oldRuntime = runtime.values();
             fileValues = nextFile;
+            fileLines = nextLines;
             runtime.reloaded(nextRuntime); // unless unwritten sets of ours, which win over an older file
-            snapshot = merge();
-            changed = diff(before.asMap(), snapshot.asMap());
+            ConfigSnapshot next = merge();
+            changed = diff(before.asMap(), next.asMap());
+            if (!changed.isEmpty() && validator != null) {
+                try {
+                    validator.accept(next);
+                } catch (ConfigException e) {
+                    fileValues = oldFile;
+                    fileLines = oldLines;
+                    runtime.reloaded(oldRuntime);
+                    LOG.error("Configuration edit rejected, the running configuration is kept:\n{}", e.getMessage());
+                    return Set.of();
+                }
+            }
+            snapshot = next;
         }
         if (!changed.isEmpty()) {
-            LOG.info("Configuration reloaded: {} changed", changed);
+            if (onChange == null) {
+                LOG.info("Configuration reloaded: {} changed", changed);
+            }
             notifyChange(changed);
         }
         return changed;
@@ -200,7 +234,20 @@ public final class Config implements AutoCloseable {
         all.putAll(fileValues);
         runtime.copyInto(all);
         all.putAll(env);
-        return new ConfigSnapshot(all);
+        Map<String, String> origins = new HashMap<>(all.size());
+        for (String k : fileValues.keySet()) {
+            String written = k; // a key inside an inline table or array: the line of its parent
+            while (!fileLines.containsKey(written) && written.lastIndexOf('.') > 0) {
+                written = written.substring(0, written.lastIndexOf('.'));
+            }
+            Integer line = fileLines.get(written);
+            origins.put(k, line == null ? String.valueOf(file) : file + ", line " + line);
+        }
+        if (runtime.path() != null) {
+            runtime.values().keySet().forEach(k -> origins.put(k, String.valueOf(runtime.path())));
+        }
+        origins.putAll(envOrigins);
+        return new ConfigSnapshot(all, origins);
     }
 
     /**
@@ -234,6 +281,7 @@ public final class Config implements AutoCloseable {
         private boolean watch = true;
         private Duration flushDelay = Duration.ofMillis(200);
         private @Nullable Consumer<ConfigChanged> onChange;
+        private @Nullable Consumer<ConfigSnapshot> validator;
 
         private Builder(@Nullable Path file) {
             this.file = file;
@@ -266,6 +314,15 @@ public final class Config implements AutoCloseable {
         /** Told of every change (writes and reloaded edits). */
         public Builder onChange(Consumer<ConfigChanged> listener) {
             this.onChange = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /**
+         * Checks each reloaded snapshot before it replaces the running one: a {@link ConfigException} it
+         * throws keeps the running snapshot, and is logged. The server passes the check it starts with.
+         */
+        public Builder validate(Consumer<ConfigSnapshot> check) {
+            this.validator = Objects.requireNonNull(check, "check");
             return this;
         }
 

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.Map;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One immutable state of the configuration: flat dotted keys ({@code server.port},
@@ -15,9 +16,37 @@ import java.util.TreeMap;
 public final class ConfigSnapshot {
 
     private final Map<String, Object> values;
+    private final Map<String, String> origins;
 
     ConfigSnapshot(Map<String, Object> values) {
+        this(values, Map.of());
+    }
+
+    /** @param origins where each key's value comes from ({@link #origin}) */
+    ConfigSnapshot(Map<String, Object> values, Map<String, String> origins) {
         this.values = values;
+        this.origins = origins;
+    }
+
+    /**
+     * Where {@code key}'s value comes from, to name in an error: {@code "config/pulsebus.toml, line 12"},
+     * {@code "environment variable PULSEBUS_SERVER_PORT"}; the nearest table's line for a key inside an
+     * inline table; null when it is not known (a default, a value set from code without a file).
+     */
+    public @Nullable String origin(String key) {
+        String k = key;
+        while (true) {
+            String o = origins.get(k);
+            int dot = k.lastIndexOf('.');
+            if (o != null || dot < 0) {
+                return o;
+            }
+            k = k.substring(0, dot);
+        }
+    }
+
+    Map<String, String> origins() {
+        return origins;
     }
 
     public String getString(String key, String dflt) {
@@ -130,7 +159,8 @@ public final class ConfigSnapshot {
         return Collections.unmodifiableMap(values);
     }
 
-    private static ConfigException wrongType(String key, Object v, String wanted) {
-        return new ConfigException(key + " must be " + wanted + ", was " + v);
+    private ConfigException wrongType(String key, Object v, String wanted) {
+        String o = origin(key);
+        return new ConfigException((o == null ? "" : o + ": ") + key + " must be " + wanted + ", was " + v);
     }
 }

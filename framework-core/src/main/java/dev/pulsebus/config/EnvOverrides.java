@@ -33,6 +33,18 @@ final class EnvOverrides {
         return out;
     }
 
+    /** The variable each setting {@code env} overrides comes from, by dotted key, as an error names it. */
+    static Map<String, String> origins(Map<String, String> env) {
+        Map<String, String> out = new HashMap<>();
+        for (String name : env.keySet()) {
+            String key = keyOf(name);
+            if (key != null) {
+                out.put(key, "environment variable " + name);
+            }
+        }
+        return out;
+    }
+
     /** The setting {@code variable} overrides, or null when it names none (see {@link Config#keyOf}). */
     static @Nullable String keyOf(String variable) {
         if (!variable.startsWith("PULSEBUS_") || NOT_SETTINGS.contains(variable)) {

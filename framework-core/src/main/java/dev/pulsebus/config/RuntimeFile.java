@@ -61,6 +61,10 @@ final class RuntimeFile {
         return values.size();
     }
 
+    synchronized Map<String, Object> values() {
+        return new LinkedHashMap<>(values);
+    }
+
     synchronized void copyInto(Map<String, Object> all) {
         all.putAll(values);
     }

@@ -19,6 +19,7 @@ import java.nio.file.StandardCopyOption;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * TOML files as flat maps of dotted keys: reading one (numbers as long or double, arrays as their JSON
@@ -53,6 +54,11 @@ final class TomlFiles {
 
     /** {@code path}'s values by dotted key; a missing file is empty when {@code optional}, else an error. */
     static Map<String, Object> read(Path path, boolean optional) {
+        return read(path, optional, null);
+    }
+
+    /** {@link #read(Path, boolean)}, also putting into {@code lines} the line each key is written on. */
+    static Map<String, Object> read(Path path, boolean optional, @Nullable Map<String, Integer> lines) {
         String text;
         try {
             text = Files.readString(path);
@@ -76,7 +82,40 @@ final class TomlFiles {
         } catch (IOException e) {
             throw new ConfigException("cannot read config file " + path + ": " + e.getMessage(), e);
         }
+        if (lines != null) {
+            lines.putAll(keyLines(text));
+        }
         return flat;
+    }
+
+    /**
+     * The line each dotted key is written on ({@code [table]} headers and {@code key = value} lines; a key
+     * inside an inline table or array is not listed: {@link ConfigSnapshot#origin} then names its parent).
+     */
+    static Map<String, Integer> keyLines(String text) {
+        Map<String, Integer> out = new LinkedHashMap<>();
+        String table = "";
+        String[] lines = text.split("\n", -1);
+        for (int i = 0; i < lines.length; i++) {
+            String line = lines[i].strip();
+            if (line.startsWith("[")) {
+                int end = line.indexOf(']');
+                table = end < 0 ? table : bareKey(line.substring(line.startsWith("[[") ? 2 : 1, end));
+                out.putIfAbsent(table, i + 1);
+            } else if (!line.startsWith("#")) {
+                int eq = line.indexOf('=');
+                if (eq > 0) {
+                    String key = bareKey(line.substring(0, eq));
+                    out.putIfAbsent(table.isEmpty() ? key : table + "." + key, i + 1);
+                }
+            }
+        }
+        return out;
+    }
+
+    /** A written key as a dotted key: quotes and the spaces around dots removed. */
+    private static String bareKey(String written) {
+        return written.replace("\"", "").replace("'", "").replaceAll("\\s*\\.\\s*", ".").strip();
     }
 
     /** Writes {@code values} (sorted by key) under the comment {@code header}, atomically where the file system can. */

@@ -38,7 +38,11 @@ public interface ModuleContext {
     /** The module's own KV namespace (named after the module); refuses calls once the module is unloaded. */
     Kv kv();
 
-    /** The module's table of the configuration ({@code [modules.<name>]}) when it loaded, as flat text values. */
+    /**
+     * The module's table of the configuration ({@code [modules.<name>]}) as it is now, as flat text values:
+     * an edit of the file is seen by the next call (read it where it is used, not once in
+     * {@link BotModule#onLoad}). The same map while the configuration is unchanged; no allocation then.
+     */
     Map<String, String> settings();
 
     /**

@@ -3,6 +3,7 @@ package dev.pulsebus.module;
 import dev.pulsebus.bus.EventBus;
 import dev.pulsebus.command.CommandRouter;
 import dev.pulsebus.config.Config;
+import dev.pulsebus.config.ConfigSnapshot;
 import dev.pulsebus.internal.ClockTimer;
 import dev.pulsebus.internal.Names;
 import dev.pulsebus.internal.Require;
@@ -141,6 +142,25 @@ public final class ModuleHost implements AutoCloseable {
         }
         Config c = config; // none yet: no settings either
         return c == null ? Map.of() : c.snapshot().section("modules." + name);
+    }
+
+    /**
+     * {@code name}'s settings as they are now: its section of the current snapshot, the same map while the
+     * snapshot is the same ({@code last}: the one returned before, or null). Null when the builder was told
+     * fixed settings or no configuration was given: the settings at load then stay.
+     */
+    @Nullable LiveSettings liveSettings(String name, @Nullable LiveSettings last) {
+        Config c = config;
+        if (settings != null || c == null) {
+            return null;
+        }
+        ConfigSnapshot now = c.snapshot();
+        return last != null && last.snapshot() == now ? last
+                : new LiveSettings(now, now.section("modules." + name));
+    }
+
+    /** A module's section of one snapshot. */
+    record LiveSettings(ConfigSnapshot snapshot, Map<String, String> values) {
     }
 
     /**

@@ -45,7 +45,8 @@ final class ModuleScope implements ModuleContext {
     private final ModuleHost host;
     private final OwnedBus bus;
     private final OwnedRouter commands;
-    private final Map<String, String> settings;
+    private final Map<String, String> settings; // at load: kept when the host has no live configuration
+    private volatile ModuleHost.@Nullable LiveSettings live; // the section of the last snapshot read
     private final Deque<AutoCloseable> releases = new ArrayDeque<>();
     private final FailureLog taskFailures;
     private @Nullable OwnedKv kv;
@@ -113,8 +114,17 @@ final class ModuleScope implements ModuleContext {
     }
 
     @Override
+    @SuppressWarnings("ReferenceEquality") // the same object when the snapshot is the same: nothing to store
     public Map<String, String> settings() {
-        return settings;
+        ModuleHost.LiveSettings last = live;
+        ModuleHost.LiveSettings now = host.liveSettings(name, last);
+        if (now == null) {
+            return settings;
+        }
+        if (now != last) {
+            live = now;
+        }
+        return now.values();
     }
 
     @Override

@@ -184,6 +184,51 @@ class ConfigTest {
         }
     }
 
+    @Test
+    void eachValueNamesWhereItComesFrom() throws Exception {
+        Path f = file("""
+                # the server
+                [server]
+                port = 8080
+                host = "a"   # a comment
+
+                [modules.weather]
+                limits = { per_minute = 5 }
+                """);
+        try (Config c = Config.builder(f).watch(false).env(Map.of("PULSEBUS_SERVER_HOST", "b")).build()) {
+            assertThat(c.snapshot().origin("server.port")).isEqualTo(f + ", line 3");
+            assertThat(c.snapshot().origin("server.host")).isEqualTo("environment variable PULSEBUS_SERVER_HOST");
+            assertThat(c.snapshot().origin("modules.weather.limits.per_minute")).isEqualTo(f + ", line 7");
+            assertThat(c.snapshot().origin("absent")).isNull();
+            assertThatThrownBy(() -> c.getInt("server.host", 0)).hasMessageStartingWith(
+                    "environment variable PULSEBUS_SERVER_HOST: server.host must be an integer");
+        }
+    }
+
+    @Test
+    void anEditTheValidatorRefusesKeepsTheRunningSnapshot() throws Exception {
+        Path f = file("[server]\nport = 8080\n");
+        List<ConfigChanged> changes = new CopyOnWriteArrayList<>();
+        List<String> refused = new CopyOnWriteArrayList<>();
+        try (Config c = Config.builder(f).watch(false).env(Map.of()).onChange(changes::add).validate(s -> {
+            if (s.getInt("server.port", 0) > 9000) {
+                refused.add(s.origin("server.port"));
+                throw new ConfigException(s.origin("server.port") + ": too high");
+            }
+        }).build()) {
+            Files.writeString(f, "[server]\n\nport = 9999\n");
+            assertThat(c.reload()).isEmpty();
+            assertThat(c.getInt("server.port", 0)).isEqualTo(8080);
+            assertThat(c.snapshot().origin("server.port")).isEqualTo(f + ", line 2");
+            assertThat(refused).containsExactly(f + ", line 3");
+            assertThat(changes).isEmpty();
+
+            Files.writeString(f, "[server]\nport = 8999\n");
+            assertThat(c.reload()).containsExactly("server.port");
+            assertThat(c.getInt("server.port", 0)).isEqualTo(8999);
+        }
+    }
+
     private static void awaitValue(Config c, int port) throws Exception {
         Await.until(Duration.ofSeconds(20), Duration.ofMillis(20), () -> c.getInt("server.port", 0) == port);
         assertThat(c.getInt("server.port", 0)).isEqualTo(port);

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -58,6 +59,7 @@ final class ConsoleStats {
     }
 
     private final MeterRegistry registry;
+    private final Supplier<Map<String, String>> pending;
     private final LongSupplier nanoTime;
     private final LongSupplier wallMillis;
     private volatile @Nullable Snapshot last;
@@ -65,6 +67,13 @@ final class ConsoleStats {
     private volatile @Nullable List<GarbageCollectorMXBean> collectors;
 
     ConsoleStats(MeterRegistry registry, LongSupplier nanoTime, LongSupplier wallMillis) {
+        this(registry, nanoTime, wallMillis, Map::of);
+    }
+
+    /** @param pending changed settings not yet in force, key to when they apply ({@link ConfigEdits#pending}) */
+    ConsoleStats(MeterRegistry registry, LongSupplier nanoTime, LongSupplier wallMillis,
+                 Supplier<Map<String, String>> pending) {
+        this.pending = pending;
         this.registry = registry;
         this.nanoTime = nanoTime;
         this.wallMillis = wallMillis;
@@ -110,6 +119,7 @@ final class ConsoleStats {
         double kvWrites = sum("pulsebus.kv.writes");
         long count = gcCount;
         long pause = gcMillis;
+        Map<String, String> notYet = pending.get();
         return Responses.write(g -> {
             g.writeStartObject();
             g.writeNumberField("time_ms", wallMillis.getAsLong());
@@ -130,6 +140,14 @@ final class ConsoleStats {
             g.writeNumberField("gc_count", count);
             g.writeNumberField("gc_pause_ms", pause);
             g.writeNumberField("kv_writes", (long) kvWrites);
+            g.writeArrayFieldStart("pending"); // configuration edits not in force yet
+            for (Map.Entry<String, String> e : notYet.entrySet()) {
+                g.writeStartObject();
+                g.writeStringField("key", e.getKey());
+                g.writeStringField("applies", e.getValue());
+                g.writeEndObject();
+            }
+            g.writeEndArray();
             g.writeEndObject();
         });
     }

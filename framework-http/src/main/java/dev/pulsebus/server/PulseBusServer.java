@@ -181,7 +181,15 @@ public final class PulseBusServer implements AutoCloseable {
                 rb.sharedControls(cluster.controls()); // the local tables stand in while Redis is down
             }
             this.commands = rb.build();
-            this.liveConfig = Config.builder(config.file()).optional(true).onChange(bus::publish).build();
+            ConfigEdits edits = new ConfigEdits();
+            String configSource = String.valueOf(config.file());
+            this.liveConfig = Config.builder(config.file()).optional(true)
+                    .validate(s -> ServerConfig.from(s, configSource, config.file())) // as at start
+                    .onChange(c -> {
+                        edits.changed(c);
+                        bus.publish(c);
+                    }).build();
+            edits.started(liveConfig);
             opened.add("configuration", liveConfig); // writes pending runtime values
             // overflowWait 0: a say runs on a Netty I/O thread and must not wait for room; a full buffer
             // drops the oldest record, whose say then gets 503 instead of 201. Records spilled at the last
@@ -302,7 +310,8 @@ public final class PulseBusServer implements AutoCloseable {
             opened.add("answer waiting polls", polls::releaseAll);
 
             CountedResponses out = new CountedResponses(registry);
-            ConsoleStats stats = new ConsoleStats(registry, System::nanoTime, System::currentTimeMillis);
+            ConsoleStats stats = new ConsoleStats(registry, System::nanoTime, System::currentTimeMillis,
+                    edits::pending);
             AdminApi admin = new AdminApi(config, out, work, stats, modules, errors,
                     limit -> transcripts.chatIds(HttpChat.PLATFORM, ChatRef.GROUP, limit), AdminApi::benchResults);
             HttpHandler handler = new HttpHandler(config, new ChatApi(config, chat, rooms, polls, work, out), out, work,

@@ -10,6 +10,7 @@ import dev.pulsebus.config.Secret;
 import java.nio.file.Path;
 import dev.pulsebus.onebot.OneBotSettings;
 import dev.pulsebus.telegram.TelegramSettings;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -73,7 +74,8 @@ public record ServerConfig(
      * @throws ConfigException naming the file, line and setting that is wrong
      */
     public static ServerConfig load(@Nullable Path file, boolean optional, Map<String, String> env) {
-        for (String name : env.keySet()) {
+        List<String> errors = new ArrayList<>();
+        for (String name : new TreeSet<>(env.keySet())) {
             String key = Config.keyOf(name);
             if (key != null && key.startsWith("adapters.")) {
                 String rest = key.substring("adapters.".length());
@@ -82,22 +84,57 @@ public record ServerConfig(
                 Set<String> keys = adapter.equals(TELEGRAM) ? TelegramSettings.KEYS
                         : ADAPTERS.containsKey(adapter) ? OneBotSettings.KEYS : Set.of();
                 if (!keys.contains(rest.substring(dot + 1))) {
-                    throw new ConfigException("environment variable " + name + " names no setting (" + key + ")");
+                    errors.add("environment variable " + name + " names no setting (" + key + ")");
                 }
             } else if (key != null && !key.startsWith("modules.")) {
                 int dot = key.indexOf('.');
                 Set<String> keys = dot < 0 ? null : KNOWN.get(key.substring(0, dot));
                 if (keys == null || !keys.contains(key.substring(dot + 1))) {
-                    throw new ConfigException("environment variable " + name + " names no setting (" + key + ")");
+                    errors.add("environment variable " + name + " names no setting (" + key + ")");
                 }
             }
         }
         try (Config config = Config.builder(file).optional(optional).env(env).watch(false).build()) {
-            return from(config.snapshot(), file == null ? "defaults" : file.toString(), file);
+            return from(config.snapshot(), file == null ? "defaults" : file.toString(), file, errors);
         }
     }
 
+    /**
+     * The settings {@code snapshot} holds, checked: the same check at start and on each edit while running.
+     *
+     * @param source what to name in an error when the snapshot does not know where a value comes from
+     * @throws ConfigException listing every error at once, each naming where its value comes from (the
+     *     file and line, or the environment variable)
+     */
     static ServerConfig from(ConfigSnapshot snapshot, String source, @Nullable Path file) {
+        return from(snapshot, source, file, new ArrayList<>());
+    }
+
+    private static ServerConfig from(ConfigSnapshot snapshot, String source, @Nullable Path file, List<String> errors) {
+        try {
+            return read(snapshot, source, file, errors);
+        } catch (ConfigException e) {
+            errors.add(e.getMessage());
+        }
+        throw new ConfigException(errors.size() == 1 ? errors.get(0)
+                : errors.size() + " configuration errors:\n  " + String.join("\n  ", errors));
+    }
+
+    /** Where {@code key}'s value comes from, for an error: its file and line, its variable, else {@code source}. */
+    private static String where(ConfigSnapshot snapshot, String key, String source) {
+        String o = snapshot.origin(key);
+        return o != null ? o : source;
+    }
+
+    /** Adds {@code where + message}, unless {@code load} has already said that this variable names no setting. */
+    private static void unknown(List<String> errors, String where, String message) {
+        if (errors.stream().noneMatch(e -> e.startsWith(where + " names no setting"))) {
+            errors.add(where + message);
+        }
+    }
+
+    /** Reads every setting, adding each error to {@code errors}; throws them all at the end. */
+    private static ServerConfig read(ConfigSnapshot snapshot, String source, @Nullable Path file, List<String> errors) {
         Map<String, Map<String, String>> modules = new LinkedHashMap<>();
         Map<String, Map<String, String>> adapters = new LinkedHashMap<>();
         for (String key : new TreeSet<>(snapshot.asMap().keySet())) {
@@ -105,8 +142,9 @@ public record ServerConfig(
             String section = dot < 0 ? key : key.substring(0, dot);
             Set<String> keys = KNOWN.get(section);
             if (keys == null || dot < 0) {
-                throw new ConfigException(source + ": unknown section [" + section + "]; known: "
+                unknown(errors, where(snapshot, key, source), ": unknown section [" + section + "]; known: "
                         + String.join(", ", KNOWN.keySet().stream().sorted().toList()));
+                continue;
             }
             String rest = key.substring(dot + 1);
             if (section.equals("modules")) {
@@ -115,7 +153,7 @@ public record ServerConfig(
                     modules.computeIfAbsent(rest.substring(0, cut), m -> new LinkedHashMap<>())
                             .put(rest.substring(cut + 1), snapshot.getString(key, ""));
                 } else if (!keys.contains(rest)) {
-                    throw new ConfigException(source + ": unknown setting " + key + "; known in [modules]: "
+                    unknown(errors, where(snapshot, key, source), ": unknown setting " + key + "; known in [modules]: "
                             + String.join(", ", keys.stream().sorted().toList())
                             + ", and a module's own settings go in [modules.<id>]");
                 }
@@ -123,18 +161,19 @@ public record ServerConfig(
                 int cut = rest.indexOf('.');
                 String adapter = cut < 0 ? rest : rest.substring(0, cut);
                 if (!(ADAPTERS.containsKey(adapter) || adapter.equals(TELEGRAM)) || cut < 0) {
-                    throw new ConfigException(source + ": unknown section [adapters." + adapter
+                    unknown(errors, where(snapshot, key, source), ": unknown section [adapters." + adapter
                             + "]; known: adapters.onebot11, adapters.onebot12, adapters.telegram");
+                    continue;
                 }
                 // text as it is: a token 0123 stays 0123 (an integer setting is parsed where it is read)
                 adapters.computeIfAbsent(adapter, a -> new LinkedHashMap<>())
                         .put(rest.substring(cut + 1), snapshot.getString(key, ""));
             } else if (!keys.contains(rest)) {
-                throw new ConfigException(source + ": unknown setting " + key + "; known in [" + section + "]: "
+                unknown(errors, where(snapshot, key, source), ": unknown setting " + key + "; known in [" + section + "]: "
                         + String.join(", ", keys.stream().sorted().toList()));
             }
         }
-        Reader r = new Reader(snapshot, source);
+        Reader r = new Reader(snapshot, source, errors);
         Map<String, String> clusterValues = new LinkedHashMap<>();
         for (String k : ClusterSettings.KEYS) {
             Object v = snapshot.asMap().get("cluster." + k);
@@ -142,18 +181,36 @@ public record ServerConfig(
                 clusterValues.put(k, v.toString());
             }
         }
-        ClusterSettings cluster = ClusterSettings.read(clusterValues, source);
+        String clusterSource = where(snapshot, "cluster", source);
+        ClusterSettings cluster = r.check(() -> ClusterSettings.read(clusterValues, clusterSource),
+                () -> ClusterSettings.read(Map.of(), clusterSource));
         String jdbcUrl = r.text("storage", "jdbc_url", "");
-        cluster.checkSharedStorage(jdbcUrl, source);
-        List<OneBotSettings> onebot = adapters.entrySet().stream().filter(e -> !e.getKey().equals(TELEGRAM))
-                .map(e -> OneBotSettings.read(ADAPTERS.getOrDefault(e.getKey(), 11), e.getValue(), source))
-                .toList(); // keys checked above
-        TelegramSettings telegram = adapters.containsKey(TELEGRAM) ? TelegramSettings.read(adapters.get(TELEGRAM), source)
-                : null;
-        checkClusterPlatforms(cluster, onebot, telegram, source);
+        r.check(() -> {
+            cluster.checkSharedStorage(jdbcUrl, clusterSource);
+            return cluster;
+        }, () -> cluster);
+        List<OneBotSettings> onebot = new ArrayList<>();
+        TelegramSettings telegram = null;
+        for (Map.Entry<String, Map<String, String>> e : adapters.entrySet()) { // keys checked above
+            String adapterSource = where(snapshot, "adapters." + e.getKey(), source);
+            if (e.getKey().equals(TELEGRAM)) {
+                telegram = r.check(() -> TelegramSettings.read(e.getValue(), adapterSource), () -> null);
+            } else {
+                OneBotSettings o = r.check(() -> OneBotSettings.read(ADAPTERS.getOrDefault(e.getKey(), 11),
+                        e.getValue(), adapterSource), () -> null);
+                if (o != null) {
+                    onebot.add(o);
+                }
+            }
+        }
+        TelegramSettings tg = telegram;
         String host = r.text("server", "host", "127.0.0.1");
-        OneBotSettings.checkIntake(onebot, host, source);
-        return new ServerConfig(
+        r.check(() -> {
+            checkClusterPlatforms(cluster, onebot, tg, clusterSource);
+            OneBotSettings.checkIntake(onebot, host, where(snapshot, "server.host", source));
+            return cluster;
+        }, () -> cluster);
+        ServerConfig built = new ServerConfig(
                 host,
                 r.integer("server", "port", 8080, 0, 65535),
                 Secret.of(r.text("server", "token", "")),
@@ -182,9 +239,13 @@ public record ServerConfig(
                 Path.of("modules"),
                 modules.entrySet().stream().collect(java.util.stream.Collectors.toUnmodifiableMap(
                         Map.Entry::getKey, e -> Map.copyOf(e.getValue()))),
-                onebot, telegram, cluster, file,
+                List.copyOf(onebot), telegram, cluster, file,
                 r.integer("modules", "load_timeout_ms", 10_000, 1, 3_600_000),
                 r.integer("bus", "stall_ms", 10_000, 0, 3_600_000));
+        if (!errors.isEmpty()) {
+            throw new ConfigException(errors.remove(errors.size() - 1)); // from() lists them all
+        }
+        return built;
     }
 
     /**
@@ -226,8 +287,25 @@ public record ServerConfig(
                 moduleLoadTimeoutMs, busStallMs);
     }
 
-    /** Typed reads of one setting with its default and range, naming the setting when it is wrong. */
-    private record Reader(ConfigSnapshot snapshot, String source) {
+    /**
+     * Typed reads of one setting with its default and range; a wrong value adds an error naming the setting
+     * and where it comes from, and reads as the default so that the other settings are checked too.
+     */
+    private record Reader(ConfigSnapshot snapshot, String source, List<String> errors) {
+        /** {@code read}'s value, or {@code fallback}'s after adding the error {@code read} threw. */
+        <T> T check(java.util.function.Supplier<T> read, java.util.function.Supplier<T> fallback) {
+            try {
+                return read.get();
+            } catch (ConfigException e) {
+                errors.add(e.getMessage());
+                return fallback.get();
+            }
+        }
+
+        private String where(String section, String key) {
+            return ServerConfig.where(snapshot, section + "." + key, source);
+        }
+
         String text(String section, String key, String dflt) {
             Object v = snapshot.asMap().get(section + "." + key);
             return v == null ? dflt : v.toString();
@@ -245,12 +323,14 @@ public record ServerConfig(
                 try {
                     n = Long.parseLong(v.toString().trim());
                 } catch (NumberFormatException e) {
-                    throw bad(section, key, "an integer", v);
+                    errors.add(bad(section, key, "an integer", v));
+                    return dflt;
                 }
             }
             if (n < min || n > max) {
-                throw new ConfigException(source + ": " + section + "." + key + " must be between " + min + " and "
+                errors.add(where(section, key) + ": " + section + "." + key + " must be between " + min + " and "
                         + max + ", was " + n);
+                return dflt;
             }
             return (int) n;
         }
@@ -261,7 +341,8 @@ public record ServerConfig(
                 return SectionReader.strings(text(section, key, "")).stream()
                         .map(h -> h.toLowerCase(java.util.Locale.ROOT)).toList();
             } catch (IllegalArgumentException e) {
-                throw new ConfigException(source + ": " + section + "." + key + " " + e.getMessage());
+                errors.add(where(section, key) + ": " + section + "." + key + " " + e.getMessage());
+                return List.of();
             }
         }
 
@@ -276,12 +357,13 @@ public record ServerConfig(
             if (v instanceof String text && (text.trim().equalsIgnoreCase("true") || text.trim().equalsIgnoreCase("false"))) {
                 return Boolean.parseBoolean(text.trim()); // an environment override is text
             }
-            throw bad(section, key, "true or false", v);
+            errors.add(bad(section, key, "true or false", v));
+            return dflt;
         }
 
-        private ConfigException bad(String section, String key, String wanted, Object v) {
-            return new ConfigException(source + ": " + section + "." + key + " must be " + wanted + ", was "
-                    + (v instanceof String ? "\"" + v + "\"" : v));
+        private String bad(String section, String key, String wanted, Object v) {
+            return where(section, key) + ": " + section + "." + key + " must be " + wanted + ", was "
+                    + (v instanceof String ? "\"" + v + "\"" : v);
         }
     }
 }

@@ -10,6 +10,7 @@ import java.util.Calendar;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -71,9 +72,9 @@ public final class ServerMain {
         // whose calls SLF4J replays afterwards, with a three-line warning on stderr at every start.
         LoggerFactory.getILoggerFactory();
         Thread.ofPlatform().daemon().name("pulsebus-warm-up").start(ServerMain::warmUp);
-        ServerConfig config;
+        Args parsed;
         try {
-            config = configure(args);
+            parsed = Args.parse(args);
         } catch (ConfigException e) {
             if (String.valueOf(e.getMessage()).isEmpty()) {
                 System.out.print(USAGE);
@@ -85,6 +86,13 @@ public final class ServerMain {
             }
             System.err.println("pulsebus: " + e.getMessage());
             System.err.print(USAGE);
+            return 2;
+        }
+        ServerConfig config;
+        try {
+            config = parsed.load();
+        } catch (ConfigException e) { // the configuration is wrong, not the command line: no usage text
+            System.err.println("pulsebus: " + e.getMessage());
             return 2;
         }
         PulseBusServer server;
@@ -132,36 +140,48 @@ public final class ServerMain {
     }
 
     static ServerConfig configure(String[] args) {
-        Path file = null;
-        Integer port = null;
-        Path dataDir = null;
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            switch (a) {
-                case "--config" -> file = Path.of(value(args, ++i, a));
-                case "--port" -> {
-                    String v = value(args, ++i, a);
-                    try {
-                        port = Integer.parseInt(v);
-                    } catch (NumberFormatException e) {
-                        throw new ConfigException("--port needs a number, got '" + v + "'");
+        return Args.parse(args).load();
+    }
+
+    /** The command line: the configuration file (optional when not named) and the flags that override it. */
+    private record Args(@Nullable Path file, boolean optional, @Nullable Integer port, @Nullable Path dataDir) {
+
+        static Args parse(String[] args) {
+            Path file = null;
+            Integer port = null;
+            Path dataDir = null;
+            for (int i = 0; i < args.length; i++) {
+                String a = args[i];
+                switch (a) {
+                    case "--config" -> file = Path.of(value(args, ++i, a));
+                    case "--port" -> {
+                        String v = value(args, ++i, a);
+                        try {
+                            port = Integer.parseInt(v);
+                        } catch (NumberFormatException e) {
+                            throw new ConfigException("--port needs a number, got '" + v + "'");
+                        }
+                        if (port < 0 || port > 65535) {
+                            throw new ConfigException("--port must be between 0 and 65535, got " + port);
+                        }
                     }
-                    if (port < 0 || port > 65535) {
-                        throw new ConfigException("--port must be between 0 and 65535, got " + port);
-                    }
+                    case "--data-dir" -> dataDir = Path.of(value(args, ++i, a));
+                    case "--help", "-h" -> throw new ConfigException("");
+                    case "--version" -> throw new ConfigException(VERSION_REQUEST);
+                    default -> throw new ConfigException("unknown argument '" + a + "'");
                 }
-                case "--data-dir" -> dataDir = Path.of(value(args, ++i, a));
-                case "--help", "-h" -> throw new ConfigException("");
-                case "--version" -> throw new ConfigException(VERSION_REQUEST);
-                default -> throw new ConfigException("unknown argument '" + a + "'");
             }
+            boolean optional = file == null;
+            if (file == null) {
+                Path shipped = Path.of("config", "pulsebus.toml");
+                file = Files.exists(shipped) ? shipped : null;
+            }
+            return new Args(file, optional, port, dataDir);
         }
-        boolean optional = file == null;
-        if (file == null) {
-            Path shipped = Path.of("config", "pulsebus.toml");
-            file = Files.exists(shipped) ? shipped : null;
+
+        ServerConfig load() {
+            return ServerConfig.load(file, optional, System.getenv()).with(port, dataDir);
         }
-        return ServerConfig.load(file, optional, System.getenv()).with(port, dataDir);
     }
 
     private static String value(String[] args, int i, String flag) {

@@ -9,6 +9,7 @@ import java.time.Duration;
 /**
  * {@code /hello [NAME]} answers with a greeting; the greeting comes from the module's settings
  * ({@code [modules.hello] greeting = "Hi"} in {@code config/pulsebus.toml}), "Hello" by default.
+ * The greeting is read at each answer, so an edit of the file changes the next one without a reload.
  * Everything registered through the context is the module's: unloading or reloading it removes it.
  */
 public final class HelloModule implements BotModule {
@@ -25,12 +26,12 @@ public final class HelloModule implements BotModule {
 
     @Override
     public void onLoad(ModuleContext ctx) {
-        String greeting = ctx.settings().getOrDefault("greeting", "Hello");
         ctx.commands().register(Command.named("hello").usage("/hello [name]").help("Says hello.")
                 .cooldown(Duration.ofSeconds(1), Scope.USER)
                 .handler(call -> {
                     String who = call.argCount() == 0 ? call.source().userId() : call.rest();
-                    call.reply(greeting + ", " + who + "!");
+                    // read when used: an edit of the file changes the next answer
+                    call.reply(ctx.settings().getOrDefault("greeting", "Hello") + ", " + who + "!");
                 }));
     }
 }

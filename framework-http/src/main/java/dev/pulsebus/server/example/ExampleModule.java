@@ -58,8 +58,14 @@ public final class ExampleModule implements BotModule {
         if (!room.isEmpty()) {
             String cron = ctx.settings().getOrDefault("daily_cron", "0 9 * * *");
             ZoneId zone = ZoneId.of(ctx.settings().getOrDefault("daily_zone", "UTC"));
-            ctx.schedule(cron, zone, () -> ctx.pipeline().message(HTTP_BOT).to(ChatRef.group("http", room))
-                    .text("Good morning! Try /roll, or /register if you have not.").send());
+            // the room is read when the job runs (an edit moves it); the cron and zone apply after a reload
+            ctx.schedule(cron, zone, () -> {
+                String to = ctx.settings().getOrDefault("daily_room", "lobby").strip();
+                if (!to.isEmpty()) {
+                    ctx.pipeline().message(HTTP_BOT).to(ChatRef.group("http", to))
+                            .text("Good morning! Try /roll, or /register if you have not.").send();
+                }
+            });
         }
         ctx.commands().register(Command.named("echo").usage("/echo <text>").help("Says the text back.")
                 .handler(call -> call.reply(call.rest().isBlank() ? "(nothing to echo)" : call.rest())));

@@ -1,6 +1,7 @@
 // The live view: once a second the server's stats snapshot (running totals, turned into rates here) and
 // its /health; the charts of events, commands by outcome, latency (of the bus handlers, or of the commands
-// when no handler has run lately: a bot of commands alone), long-poll waiters, heap, GC pauses and KV writes.
+// when no handler has run lately: a bot of commands alone), long-poll waiters, heap, GC pauses and KV writes;
+// and the configuration edits that wait for a restart or a module reload.
 import { json, api, el } from './api.js';
 import { LineChart, format } from './charts.js';
 
@@ -24,7 +25,15 @@ function commandTotals(commands) {
   return t;
 }
 
+// Edits of the configuration not in force yet: each setting and when it applies.
+function showPending(pending) {
+  const rows = (pending || []).map((p) => el('li', `${p.key} changed; applies ${p.applies}`));
+  document.getElementById('pending').replaceChildren(...(rows.length ? rows
+    : [el('li', 'None: every edit is in force.')]));
+}
+
 function update(s) {
+  showPending(s.pending);
   const prev = last;
   if (prev && s.time_ms <= prev.time_ms) {
     return; // the same snapshot again
