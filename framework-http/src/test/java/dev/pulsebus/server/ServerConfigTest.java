@@ -47,7 +47,9 @@ class ServerConfigTest {
                 "PULSEBUS_STORAGE_PASSWORD", "007", "PULSEBUS_STORAGE_USERNAME", "1.50"));
         assertThat(secrets.token().reveal()).isEqualTo("0123");
         assertThat(secrets.password().reveal()).isEqualTo("007");
-        assertThat(secrets.toString()).as("the record prints no secret").doesNotContain("0123").doesNotContain("007")
+        // by field: the record's temp file path is random digits and may hold "007" itself
+        assertThat(secrets.toString()).as("the record prints no secret").doesNotContain("token=0123")
+                .doesNotContain("password=007")
                 .contains("token=****").contains("password=****");
         assertThat(secrets.username()).isEqualTo("1.50");
         assertThat(ServerConfig.load(f, false, Map.of("PULSEBUS_JAVA_OPTS", "-Xmx512m", "PULSEBUS_AOT", "0",
