@@ -29,6 +29,12 @@ import org.slf4j.LoggerFactory;
  * {@code bus.stall_ms}, its worker is left to it and a fresh worker takes over the lane's queue, so the
  * lane's other chats go on; the stalled chat's later items are set aside (at most {@code capacity} per lane,
  * more are dropped and counted) and handled, in order, by the stalled worker once its handler returns.
+ *
+ * <p><b>Settled.</b> An optional callback learns, once per item taken, when the item no longer waits on the
+ * lanes: it has been handled (or its handler threw), or it has been given up on: its handler stalled, or it
+ * was set aside behind a stalled handler of its chat (it still runs once that returns; no second call), or it
+ * was dropped. An item still queued when the lanes stop is never settled. For an adapter that confirms what
+ * it received only once it is settled (Telegram's offset).
  * Thread-safe.
  */
 public final class ChatLanes<T> {
@@ -39,6 +45,7 @@ public final class ChatLanes<T> {
     private final String name;
     private final Function<? super T, ?> keyOf;
     private final Consumer<? super T> handler;
+    private final Consumer<? super T> settled;
     private final List<Lane> lanes;
     private final int capacity;
     private final LongAdder droppedAside = new LongAdder();
@@ -52,12 +59,22 @@ public final class ChatLanes<T> {
      * @param handler  what each item goes through (the pipeline); what it throws is logged
      */
     public ChatLanes(String name, int lanes, int capacity, Function<? super T, ?> keyOf, Consumer<? super T> handler) {
+        this(name, lanes, capacity, keyOf, handler, item -> { });
+    }
+
+    /**
+     * As above, and {@code settled} is told of each item taken once it no longer waits on the lanes (see the
+     * class comment), on a worker's or the watch's thread; it must be quick and never throw.
+     */
+    public ChatLanes(String name, int lanes, int capacity, Function<? super T, ?> keyOf, Consumer<? super T> handler,
+                     Consumer<? super T> settled) {
         if (lanes < 1 || capacity < 1) {
             throw new IllegalArgumentException("lanes and capacity must be positive, were " + lanes + ", " + capacity);
         }
         this.name = Objects.requireNonNull(name, "name");
         this.keyOf = Objects.requireNonNull(keyOf, "keyOf");
         this.handler = Objects.requireNonNull(handler, "handler");
+        this.settled = Objects.requireNonNull(settled, "settled");
         this.capacity = capacity;
         List<Lane> made = new ArrayList<>(lanes);
         for (int i = 0; i < lanes; i++) {
@@ -144,7 +161,11 @@ public final class ChatLanes<T> {
             if (!w.slot.claim(nanoTime, stallNanos)) {
                 return false;
             }
-            if (worker == w) {
+            if (worker == w) { // its item was not given up before (an item set aside was, when set aside)
+                T item = w.current;
+                if (item != null) {
+                    settled.accept(item);
+                }
                 Object key = w.slot.key();
                 if (key != null) {
                     aside.putIfAbsent(key, new ArrayDeque<>());
@@ -161,6 +182,7 @@ public final class ChatLanes<T> {
             if (waiting == null) {
                 return false;
             }
+            settled.accept(item); // given up on: it waits for a handler that may never return
             if (asideCount >= capacity) {
                 droppedAside.increment();
                 asideFull.warn("Lane {} of {} dropped an event of stalled chat {}: {} events wait for stalled chats "
@@ -192,6 +214,8 @@ public final class ChatLanes<T> {
         final Thread thread;
         @SuppressWarnings("NullAway.Init") // set first thing on its thread, before it is watched
         RunningHandler slot;
+        /** The item it runs: written before {@link RunningHandler#begin}, read by the watch after a claim. */
+        @Nullable T current;
 
         Worker(Lane lane) {
             this.lane = lane;
@@ -222,9 +246,9 @@ public final class ChatLanes<T> {
                     if (lane.anyStalled && lane.setAside(item, key)) {
                         continue;
                     }
-                    if (handle(item, key)) { // left to its stalled run: now this chat's items set aside meanwhile
+                    if (handle(item, key, true)) { // left to its stalled run: now this chat's items set aside meanwhile
                         for (T next = lane.nextAside(key); next != null; next = lane.nextAside(key)) {
-                            handle(next, key);
+                            handle(next, key, false); // settled when set aside
                         }
                         return;
                     }
@@ -234,8 +258,12 @@ public final class ChatLanes<T> {
             }
         }
 
-        /** Hands {@code item} on; returns whether its run stalled and was claimed (this worker is left to it). */
-        private boolean handle(T item, Object key) {
+        /**
+         * Hands {@code item} on, and settles it after unless its run was claimed (settled then) or {@code settle}
+         * is false; returns whether its run stalled and was claimed (this worker is left to it).
+         */
+        private boolean handle(T item, Object key, boolean settle) {
+            current = item;
             slot.begin(key);
             try {
                 handler.accept(item);
@@ -243,6 +271,12 @@ public final class ChatLanes<T> {
                 LOG.error("An inbound event failed on lane {} of {}", lane.index, name, t);
             }
             boolean claimed = slot.end();
+            if (!claimed) { // a claimed run's item is read by the watch under the lane's lock: left as it is
+                current = null;
+                if (settle) {
+                    settled.accept(item);
+                }
+            }
             if (claimed) {
                 LOG.info("The stalled handler on chat {} (lane {} of {}) returned", key, lane.index, name);
             }

@@ -14,6 +14,7 @@ import dev.pulsebus.testing.LogCapture;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -37,6 +38,9 @@ class ChatLanesTest {
     private MessagePipeline pipeline;
     private ModuleHost host;
     private ChatLanes<GroupMessage> lanes;
+    /** The ids of the events the lanes settled, in the order they did. */
+    private final List<String> settled = new CopyOnWriteArrayList<>();
+    private final List<String> offered = new CopyOnWriteArrayList<>();
 
     @AfterEach
     void stop() throws Exception {
@@ -58,12 +62,15 @@ class ChatLanesTest {
                 .stallAfter(stallAfter).build().start();
         host = ModuleHost.builder(bus, router).pipeline(pipeline).build();
         host.load(hanger);
-        lanes = new ChatLanes<>("test-lane", LANES, 64, GroupMessage::groupId, pipeline::accept);
+        lanes = new ChatLanes<>("test-lane", LANES, 64, GroupMessage::groupId, pipeline::accept,
+                m -> settled.add(m.id()));
         lanes.start(pipeline);
     }
 
     private void say(String group, String text) {
-        assertThat(lanes.offer(adapter.groupMessage(group, "ann", Message.text(text)))).isTrue();
+        GroupMessage m = adapter.groupMessage(group, "ann", Message.text(text));
+        offered.add(m.id());
+        assertThat(lanes.offer(m)).isTrue();
     }
 
     private List<String> answers() {
@@ -84,16 +91,26 @@ class ChatLanesTest {
         }
     }
 
-    @Test
-    void aStalledCommandIsReportedItsLanesOtherChatsGoOnAndAnUnloadInterruptsIt() throws Exception {
+    /**
+     * Starts with a 300 ms stall, runs {@code /hang} on {@code stuck}, then says {@code /ping} on another chat of
+     * its lane, on {@code stuck} (it waits behind {@code /hang}: its chat's order is kept; set aside once that
+     * stalls) and on the other again; returns the other chat.
+     */
+    private String hangWithPingsAround(String stuck) throws Exception {
         start(Duration.ofMillis(300));
-        String stuck = "stuck";
         String other = sameLaneAs(stuck);
         say(stuck, "/hang");
         assertThat(hanger.hanging.await(10, TimeUnit.SECONDS)).isTrue();
         say(other, "/ping");
-        say(stuck, "/ping"); // waits behind /hang: its chat's order is kept
+        say(stuck, "/ping");
         say(other, "/ping");
+        return other;
+    }
+
+    @Test
+    void aStalledCommandIsReportedItsLanesOtherChatsGoOnAndAnUnloadInterruptsIt() throws Exception {
+        String stuck = "stuck";
+        String other = hangWithPingsAround(stuck);
 
         assertThat(Await.until(Duration.ofSeconds(10), () -> answers().size() >= 2))
                 .as("the other chat of the lane is answered: " + answers()).isTrue();
@@ -140,5 +157,24 @@ class ChatLanesTest {
         assertThat(Await.until(Duration.ofSeconds(10), () -> answers().size() == 50)).isTrue();
         assertThat(pipeline.handlerWatch().stalled()).isZero();
         assertThat(watchLog.lines()).isEmpty();
+    }
+
+    @Test
+    void eachEventIsSettledOnceWhenHandledOrGivenUpOnBehindAStalledHandler() throws Exception {
+        String stuck = "stuck";
+        String other = hangWithPingsAround(stuck);
+
+        assertThat(Await.until(Duration.ofSeconds(10), () -> settled.size() == 4))
+                .as("the stalled run and the event set aside behind it are given up on: " + settled).isTrue();
+        assertThat(settled).containsExactlyInAnyOrderElementsOf(offered);
+        assertThat(settled).containsSubsequence(offered.get(1), offered.get(3));
+        assertThat(answers()).containsExactly("pong " + other, "pong " + other);
+
+        host.unload("hanger");
+        assertThat(Await.until(Duration.ofSeconds(10), () -> answers().size() == 3)).as(answers().toString()).isTrue();
+        say(other, "/ping");
+        assertThat(Await.until(Duration.ofSeconds(10), () -> settled.size() == 5)).isTrue();
+        Thread.sleep(100); // a second settling of the stalled chat's events would come now
+        assertThat(settled).as("none twice").doesNotHaveDuplicates().hasSize(5);
     }
 }

@@ -48,17 +48,21 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Polling</b> ({@link TelegramSettings.Mode#POLLING}): one poller per bot, a virtual thread that calls
  * {@code deleteWebhook} once (a webhook left from webhook mode would make {@code getUpdates} fail) and then
- * {@code getUpdates} with {@code timeout} and {@code offset} over and over, handing each update to its chat's
- * lane ({@link ChatLanes}: a chat's updates are handled in order, and the poller never waits on a handler, so
- * one that never returns holds up its own chat only) and then storing its {@code update_id} in the KV store
- * (namespace {@value #KV_NAMESPACE};
- * ordered asynchronous writes, the answer done once its last has committed, before the next poll confirms
- * it), so a restart asks from the next one: an update confirmed is never asked again, one not yet stored is
- * asked again (a kill between the hand-off and the commit repeats the updates of that answer handed on since
- * the last commit; the pipeline drops a repeat within one run; a kill loses the updates stored but still
- * waiting on their lanes). An update whose lane is full is asked for again at the next poll. A network error
- * or a Bot API error waits a {@link Backoff} delay (0.5 s doubling to 30 s) and the bot shows down until a
- * call works again. Stopping lets a poller finish the batch it has, and the lanes what they hold.
+ * {@code getUpdates} with {@code timeout} and {@code offset} over and over, handing each update it has not
+ * taken yet to its chat's lane ({@link ChatLanes}: a chat's updates are handled in order, and the poller never
+ * waits on a handler, so one that never returns holds up its own chat only). The {@code offset} it sends, which
+ * confirms to Telegram every update below it, is the bot's handled {@link Watermark}: the first update taken
+ * and not yet handled or given up on (a handler past {@code bus.stall_ms}, and its chat's updates set aside
+ * behind it, are given up on). Before it sends a higher one it stores it in the KV store (namespace
+ * {@value #KV_NAMESPACE}, key {@code update_id.<bot id>}, the update before it) and waits for the commit, so
+ * a restart asks from it, and Telegram still holds every update from it on: a kill loses nothing it did not
+ * give up on, and repeats the updates handled above the watermark (the pipeline drops a repeat within one
+ * run). Telegram sends the updates from the offset at each poll, so while some wait on their lanes it answers
+ * at once with them, and the poller skips them and, when nothing else came, waits for the watermark to move,
+ * at most {@link #TAIL_WAIT_MILLIS}, before asking again. An update whose lane is full is taken at a later
+ * poll. A network error or a Bot API error waits a {@link Backoff} delay (0.5 s doubling to 30 s) and the bot
+ * shows down until a call works again. Stopping lets a poller finish the batch it has, and the lanes what
+ * they hold, then stores the watermark.
  *
  * <p><b>Webhook</b> ({@link TelegramSettings.Mode#WEBHOOK}): {@code setWebhook} at start (retried with the
  * same backoff until it works), then Telegram POSTs updates to {@code /telegram/<bot id>/webhook} on the
@@ -90,8 +94,13 @@ public final class TelegramAdapter implements Adapter {
     /** Lanes polled updates wait on, a chat always on the same one, and the updates each holds at most. */
     static final int LANES = 16;
     static final int LANE_CAPACITY = 1024;
-    /** How long a batch waits for its last offset to be stored before it goes on (warning). */
+    /** How long a poll waits for its offset to be stored before it goes on (warning). */
     static final Duration STORE_WAIT = Duration.ofSeconds(30);
+    /**
+     * How long a poll whose answer held only updates taken before (waiting on their lanes, so Telegram sends
+     * them until the offset passes them) waits for the watermark to move before asking again.
+     */
+    static final long TAIL_WAIT_MILLIS = 100;
 
     final TelegramSettings settings;
     /**
@@ -111,14 +120,20 @@ public final class TelegramAdapter implements Adapter {
     private volatile @Nullable Inbound inbound;
     private volatile boolean stopping;
     /** Where polled updates wait for the pipeline, by chat: the poller hands them on and never waits on a handler. */
-    private final ChatLanes<Event> lanes = new ChatLanes<>("pulsebus-telegram-lane", LANES, LANE_CAPACITY,
-            TelegramAdapter::chatOf, this::handle);
+    private final ChatLanes<Polled> lanes = new ChatLanes<>("pulsebus-telegram-lane", LANES, LANE_CAPACITY,
+            TelegramAdapter::chatOf, this::handle, Polled::settle);
     private final FailureLog laneFull = FailureLog.warning(LOG, Duration.ofMinutes(1));
 
     /** One bot: its token, what {@code getMe} said, whether it works, its poller. */
     static final class Bot {
         final String id;
         final String token;
+        /** The KV key of its offset. */
+        final String key;
+        /** Polling: its poller's, made as it starts; read by stop once the poller has ended. */
+        @Nullable Watermark watermark;
+        /** The offset stored last (the poller's, then stop's). */
+        long stored;
         volatile @Nullable String username;
         volatile boolean up;
         volatile @Nullable Thread thread;
@@ -129,6 +144,7 @@ public final class TelegramAdapter implements Adapter {
         Bot(String id, String token) {
             this.id = id;
             this.token = token;
+            this.key = "update_id." + id;
         }
     }
 
@@ -224,8 +240,33 @@ public final class TelegramAdapter implements Adapter {
             }
         }
         if (!lanes.stop(Duration.ofSeconds(5))) {
-            LOG.warn("Telegram: a lane still runs a handler after 5 s; stopping anyway");
+            LOG.warn("Telegram: a lane still runs a handler after 5 s; stopping anyway (its update is asked again "
+                    + "at the next start)");
         }
+        for (Bot bot : bots.values()) {
+            Thread t = bot.thread;
+            if (t != null && !t.isAlive()) {
+                persist(bot); // what the lanes handled since the last poll
+            }
+        }
+        metrics.unbind();
+        api.close();
+    }
+
+    /**
+     * For tests: ends as a kill would leave things. The pollers are interrupted and end without storing
+     * anything more, the lanes take nothing more, and what runs or waits on them is not waited for.
+     */
+    void abort() throws InterruptedException {
+        stopping = true;
+        for (Bot bot : bots.values()) {
+            Thread t = bot.thread;
+            if (t != null) {
+                t.interrupt();
+                t.join(Duration.ofSeconds(5));
+            }
+        }
+        lanes.stop(Duration.ZERO);
         metrics.unbind();
         api.close();
     }
@@ -328,14 +369,16 @@ public final class TelegramAdapter implements Adapter {
     }
 
     private void poll(Bot bot, Backoff backoff) throws InterruptedException {
-        String key = "update_id." + bot.id;
-        long offset = storedOffset(key);
+        bot.stored = storedOffset(bot.key);
+        Watermark watermark = new Watermark(bot.stored);
+        bot.watermark = watermark;
         ObjectNode params = Json.MAPPER.createObjectNode();
         params.put("timeout", settings.pollTimeoutSeconds());
         params.set("allowed_updates", Json.MAPPER.valueToTree(ALLOWED_UPDATES));
         Duration wait = Duration.ofSeconds(settings.pollTimeoutSeconds() + 15L);
         JsonBytes json = UpdateDecoder.reader(); // this poller's, answer after answer
         while (!stopping) {
+            long offset = persist(bot); // stored before it confirms the updates under it to Telegram
             if (offset > 0) {
                 params.put("offset", offset);
             }
@@ -351,23 +394,23 @@ public final class TelegramAdapter implements Adapter {
                 continue;
             }
             synchronized (bot.pollLock) {
-                bot.inBatch = true; // from here stop waits for the batch: its updates may be gone from the server
+                bot.inBatch = true; // from here stop waits for the batch: a server may forget what it has sent
                 Thread.interrupted(); // a stop that came as the answer did
             }
             bot.up = true;
             backoff.reset();
-            long next;
+            int took;
             try {
-                next = handleBatch(batch == null ? List.of() : batch, key, offset);
+                took = handBatch(watermark, batch == null ? List.of() : batch);
             } finally {
                 synchronized (bot.pollLock) {
                     bot.inBatch = false;
                 }
             }
-            boolean laneWasFull = next < 0; // asked again from the update that found its lane full
-            offset = Math.max(offset, laneWasFull ? -next : next);
-            if (laneWasFull) {
+            if (took < 0) { // a lane was full: asked again from the update that found it so
                 sleeper.sleep(EMPTY_POLL_PAUSE_MILLIS);
+            } else if (took == 0 && batch != null && !batch.isEmpty()) { // only updates still waiting on their lanes
+                watermark.awaitPast(offset, TAIL_WAIT_MILLIS);
             } else if (batch == null || batch.isEmpty()) {
                 if (System.nanoTime() - started < Duration.ofSeconds(settings.pollTimeoutSeconds()).toNanos()) {
                     sleeper.sleep(EMPTY_POLL_PAUSE_MILLIS);
@@ -378,9 +421,31 @@ public final class TelegramAdapter implements Adapter {
 
     /**
      * One update of a {@code getUpdates} answer, decoded as the answer streamed in: its event, or why it has
-     * none; its {@code update_id}, -1 when it has none.
+     * none; its {@code update_id}, -1 when it has none. Handed to a lane, it carries its bot's watermark and its
+     * hand-off sequence there, to be settled.
      */
-    private record Polled(long updateId, String type, @Nullable Event event, String problem) {
+    private static final class Polled {
+        final long updateId;
+        final String type;
+        final @Nullable Event event;
+        final String problem;
+        @Nullable Watermark watermark;
+        long sequence;
+
+        Polled(long updateId, String type, @Nullable Event event, String problem) {
+            this.updateId = updateId;
+            this.type = type;
+            this.event = event;
+            this.problem = problem;
+        }
+
+        /** It no longer waits on its lane: handled, or given up on. */
+        void settle() {
+            Watermark w = watermark;
+            if (w != null) {
+                w.settle(sequence);
+            }
+        }
     }
 
     /** The updates of a {@code getUpdates} result, the value that is next in {@code j}. */
@@ -407,65 +472,56 @@ public final class TelegramAdapter implements Adapter {
     }
 
     /**
-     * Hands the updates of one answer to their chats' lanes in order (never waiting for a handler), storing each
-     * one's {@code update_id} after it; a bad one is counted and stored too. The stores are the KV's ordered
-     * asynchronous writes; the batch ends when its last store has committed, so the next {@code getUpdates}
-     * (which confirms the batch to Telegram) never runs ahead of the stored offset. An update whose lane is full
-     * ends the batch unstored: the next poll asks from it (the pipeline drops the repeats of those handed on
-     * after it). The offset to ask from next; negated when a lane was full.
+     * Hands the updates of one answer not taken before to their chats' lanes, in order, never waiting for a
+     * handler, each recorded in {@code watermark} until its lane settles it; a bad one is counted and passed
+     * over. An update taken before (still waiting on its lane, which Telegram sends until the offset passes it)
+     * is skipped. Returns how many it took; -1 when one found its lane (or the watermark) full: it and those
+     * after it are taken at a later poll.
      */
-    private long handleBatch(List<Polled> batch, String key, long offset) throws InterruptedException {
-        long last = -1;
-        long full = 0;
-        CompletableFuture<Void> stored = null;
-        long storedId = -1;
+    private int handBatch(Watermark watermark, List<Polled> batch) {
+        int took = 0;
         for (Polled u : batch) {
-            if (u.updateId() < 0) {
-                metrics.bad(TelegramMetrics.Bad.INVALID, u.problem());
+            if (u.updateId < 0) {
+                metrics.bad(TelegramMetrics.Bad.INVALID, u.problem);
                 continue;
             }
-            last = Math.max(last, u.updateId());
-            if (u.updateId() < offset) {
-                continue; // confirmed before: a server that sends it again
+            if (watermark.taken(u.updateId)) {
+                continue;
             }
-            Event event = u.event();
-            if (event == null) {
-                metrics.bad(TelegramMetrics.Bad.INVALID, u.problem());
-            } else if (lanes.offer(event)) {
-                metrics.update(u.type());
+            if (u.event == null) {
+                metrics.bad(TelegramMetrics.Bad.INVALID, u.problem);
+                watermark.pass(u.updateId);
+                took++;
+                continue;
+            }
+            long sequence = watermark.nextSequence();
+            u.watermark = watermark;
+            u.sequence = sequence;
+            if (sequence > 0 && lanes.offer(u)) {
+                watermark.hand(u.updateId);
+                metrics.update(u.type);
+                took++;
             } else {
-                laneFull.warn("Telegram: update {} waits: its chat's lane holds {} updates not yet handled; asking "
-                        + "for it again", u.updateId(), LANE_CAPACITY);
-                full = u.updateId();
-                break;
-            }
-            CompletableFuture<Void> s = store(key, u.updateId());
-            if (s != null) {
-                stored = s;
-                storedId = u.updateId();
+                laneFull.warn("Telegram: update {} waits: {}; asking for it again", u.updateId, sequence < 0
+                        ? Watermark.SIZE + " updates of its bot wait on their lanes"
+                        : "its chat's lane holds " + LANE_CAPACITY + " updates not yet handled");
+                return -1;
             }
         }
-        if (stored != null) {
-            try {
-                stored.get(STORE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (ExecutionException | TimeoutException e) {
-                LOG.warn("Telegram: update {} handled but its offset not stored ({}); a restart may repeat it",
-                        storedId, e instanceof ExecutionException x && x.getCause() != null ? x.getCause() : e);
-            }
-        }
-        return full > 0 ? -full : last + 1;
+        return took;
     }
 
-    /** An update's ordering key: its chat, or the bot for an update of no chat. */
-    private static Object chatOf(Event event) {
+    /** A polled update's ordering key: its chat, or the bot for an update of no chat. */
+    private static Object chatOf(Polled update) {
+        Event event = Objects.requireNonNull(update.event);
         return event instanceof MessageEvent m ? m.chat() : event.self().userId();
     }
 
     /** A polled update, on its chat's lane: through the pipeline. */
-    private void handle(Event event) {
+    private void handle(Polled update) {
         Inbound in = inbound;
         if (in != null) {
-            in.accept(event);
+            in.accept(Objects.requireNonNull(update.event));
         }
     }
 
@@ -483,17 +539,32 @@ public final class TelegramAdapter implements Adapter {
         }
     }
 
-    /** Stores {@code updateId} as the last handled (a KV write, ordered after the earlier ones); null without a KV. */
-    private @Nullable CompletableFuture<Void> store(String key, long updateId) {
+    /**
+     * Stores {@code bot}'s watermark when it has moved past the offset stored last (the update before it, a KV
+     * write), waiting for the commit, and returns it (the offset to send, which the lanes may have moved past
+     * by now); 0 before it polls. Without a KV nothing is stored. A write that fails is warned and tried again at
+     * the next poll: it loses nothing (a restart would ask from an earlier update, which Telegram no longer
+     * holds once a poll has confirmed it).
+     */
+    private long persist(Bot bot) throws InterruptedException {
+        Watermark w = bot.watermark;
+        if (w == null) {
+            return 0;
+        }
+        long offset = w.watermark();
         Kv k = kv;
-        if (k == null) {
-            return null;
+        if (k == null || offset <= bot.stored) {
+            return offset;
         }
         try {
-            return k.setAsync(key, Long.toString(updateId)).toCompletableFuture();
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
+            k.setAsync(bot.key, Long.toString(offset - 1)).toCompletableFuture()
+                    .get(STORE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            bot.stored = offset;
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            LOG.warn("Telegram bot {}: its offset {} not stored ({})", bot.id, offset,
+                    e instanceof ExecutionException x && x.getCause() != null ? x.getCause() : e);
         }
+        return offset;
     }
 
     /** Hands {@code event}, an update of {@code type}, to the pipeline on this thread. */

@@ -9,8 +9,13 @@ import dev.pulsebus.event.Event;
 import dev.pulsebus.event.Message;
 import dev.pulsebus.event.NoticeEvent;
 import dev.pulsebus.event.Self;
+import dev.pulsebus.bus.EventBus;
+import dev.pulsebus.event.MessageEvent;
 import dev.pulsebus.kv.Kv;
+import dev.pulsebus.pipeline.HandlerWatch;
+import dev.pulsebus.pipeline.Inbound;
 import dev.pulsebus.pipeline.InboundResult;
+import dev.pulsebus.pipeline.MessagePipeline;
 import dev.pulsebus.pipeline.OutboundMessage;
 import dev.pulsebus.testing.Await;
 import dev.pulsebus.testing.MemoryKvStore;
@@ -19,11 +24,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.jspecify.annotations.Nullable;
 
 /** What the emulator cannot show, against {@link FakeBotApi}: offsets, errors, backoff, bad updates. */
 class TelegramFakeApiTest {
@@ -35,6 +42,8 @@ class TelegramFakeApiTest {
     private final List<Long> sleeps = new CopyOnWriteArrayList<>();
     private final List<Event> events = new CopyOnWriteArrayList<>();
     private final List<TelegramAdapter> started = new CopyOnWriteArrayList<>();
+    /** Lets a handler that hangs return. */
+    private final CountDownLatch release = new CountDownLatch(1);
 
     @BeforeEach
     void startApi() throws Exception {
@@ -43,6 +52,7 @@ class TelegramFakeApiTest {
 
     @AfterEach
     void stop() throws Exception {
+        release.countDown();
         for (TelegramAdapter a : started) {
             a.stop();
         }
@@ -109,28 +119,53 @@ class TelegramFakeApiTest {
         assertThat(api.calls("getUpdates").get(before).params().path("offset").asLong()).isEqualTo(4);
     }
 
+    /** The lane of private chat {@code user}. */
+    private static int laneOf(long user) {
+        return Math.floorMod(ChatRef.privateChat("telegram", Long.toString(user)).hashCode(), TelegramAdapter.LANES);
+    }
+
+    /** A private chat after {@code user} on another lane ({@code same} false) or on the same. */
+    private static long chatAfter(long user, boolean same) {
+        long other = user + 1;
+        while ((laneOf(other) == laneOf(user)) != same) {
+            other++;
+        }
+        return other;
+    }
+
+    /**
+     * An inbound that adds each event to {@code into}, {@code /hang} from {@code stuck} once {@link #release}
+     * lets it return; its runs watched by {@code watch}, or never judged stalled when null.
+     */
+    private Inbound hangingOn(long stuck, List<Event> into, @Nullable HandlerWatch watch) {
+        return new Inbound() {
+            @Override
+            public InboundResult accept(Event e) {
+                if (e instanceof MessageEvent m && m.userId().equals(Long.toString(stuck))
+                        && m.message().plainText().equals("/hang")) {
+                    try {
+                        release.await();
+                    } catch (InterruptedException interrupted) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                into.add(e);
+                return InboundResult.PUBLISHED;
+            }
+
+            @Override
+            public HandlerWatch handlerWatch() {
+                return watch != null ? watch : Inbound.super.handlerWatch();
+            }
+        };
+    }
+
     @Test
     void aHandlerThatDoesNotReturnHoldsUpItsOwnChatOnlyAndThePollerGoesOn() throws Exception {
         long stuck = 1111111;
-        long other = 2222222;
-        while (Math.floorMod(ChatRef.privateChat("telegram", Long.toString(other)).hashCode(), TelegramAdapter.LANES)
-                == Math.floorMod(ChatRef.privateChat("telegram", Long.toString(stuck)).hashCode(), TelegramAdapter.LANES)) {
-            other++; // on another lane: with no pipeline watching, a lane is the stuck chat's until it returns
-        }
-        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        long other = chatAfter(stuck, false); // with no pipeline watching, a lane is the stuck chat's until it returns
         TelegramAdapter a = adapter(api.url(), new MemoryKvStore().namespace(TelegramAdapter.KV_NAMESPACE), false);
-        a.start(e -> {
-            if (e instanceof dev.pulsebus.event.MessageEvent m && m.userId().equals(Long.toString(stuck))
-                    && m.message().plainText().equals("/hang")) {
-                try {
-                    release.await();
-                } catch (InterruptedException interrupted) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            events.add(e);
-            return InboundResult.PUBLISHED;
-        });
+        a.start(hangingOn(stuck, events, null));
         started.add(a);
         api.push(textFrom(1, stuck, "/hang"));
         api.push(textFrom(2, other, "hi"));
@@ -143,6 +178,69 @@ class TelegramFakeApiTest {
         release.countDown();
         assertThat(Await.until(WAIT, () -> events.size() == 4)).isTrue();
         assertThat(ids()).as("the stuck chat's own order").containsSubsequence("tg:123456:1", "tg:123456:3");
+    }
+
+    @Test
+    void aKillWhileAHandlerRunsLosesNoUpdateNotYetHandled() throws Exception {
+        Kv kv = new MemoryKvStore().namespace(TelegramAdapter.KV_NAMESPACE);
+        long stuck = 1111111;
+        long other = chatAfter(stuck, false);
+        List<Event> firstRun = new CopyOnWriteArrayList<>();
+        TelegramAdapter first = adapter(api.url(), kv, false);
+        first.start(hangingOn(stuck, firstRun, null));
+        started.add(first);
+        api.push(textFrom(1, other, "before"));
+        assertThat(Await.until(WAIT, () -> "1".equals(kv.get("update_id.123456")))).as("handled, stored").isTrue();
+        api.push(textFrom(2, stuck, "/hang"));
+        api.push(textFrom(3, other, "hi"));
+        api.push(textFrom(4, stuck, "after"));
+        api.push(textFrom(5, other, "again"));
+        assertThat(Await.until(WAIT, () -> firstRun.size() == 3)).as("the other chat is handled").isTrue();
+        int polls = api.calls("getUpdates").size();
+        assertThat(Await.until(WAIT, () -> api.calls("getUpdates").size() > polls + 1)).as("it polls on").isTrue();
+        List<FakeBotApi.Call> asked = api.calls("getUpdates");
+        assertThat(asked.get(asked.size() - 1).params().path("offset").asLong())
+                .as("it confirms no update from the one not handled on").isEqualTo(2);
+        assertThat(kv.get("update_id.123456")).isEqualTo("1");
+
+        first.abort(); // as a kill -9: /hang still runs, "after" waits behind it
+        started.remove(first);
+        int before = api.calls("getUpdates").size();
+        adapter(api.url(), kv, true);
+        assertThat(Await.until(WAIT, () -> ids().containsAll(List.of("tg:123456:2", "tg:123456:4"))))
+                .as("the next run handles what the killed one had not: " + ids()).isTrue();
+        assertThat(api.calls("getUpdates").get(before).params().path("offset").asLong()).isEqualTo(2);
+        assertThat(ids()).containsSubsequence("tg:123456:2", "tg:123456:4").doesNotContain("tg:123456:1");
+        assertThat(Await.until(WAIT, () -> "5".equals(kv.get("update_id.123456")))).isTrue();
+    }
+
+    @Test
+    void aStalledHandlerIsGivenUpOnSoTheOffsetMovesPastItAndItsChat() throws Exception {
+        long stuck = 1111111;
+        long other = chatAfter(stuck, true); // its lane moves on once the handler has stalled
+        Kv kv = new MemoryKvStore().namespace(TelegramAdapter.KV_NAMESPACE);
+        try (EventBus bus = EventBus.create();
+             MessagePipeline pipeline = MessagePipeline.builder(bus).stallAfter(Duration.ofMillis(300)).build()) {
+            TelegramAdapter a = adapter(api.url(), kv, false);
+            a.start(hangingOn(stuck, events, pipeline.handlerWatch()));
+            started.add(a);
+            api.push(textFrom(1, stuck, "/hang"));
+            api.push(textFrom(2, stuck, "after")); // set aside behind /hang
+            int others = 150; // more than one answer holds (100): while /hang pinned the offset, the rest would wait
+            for (int i = 0; i < others; i++) {
+                api.push(textFrom(3 + i, other, "m" + i));
+            }
+            assertThat(Await.until(WAIT, () -> events.size() == others)).as("the other chat: " + events.size()).isTrue();
+            assertThat(Await.until(WAIT, () -> Integer.toString(2 + others).equals(kv.get("update_id.123456"))))
+                    .as("the offset passes the stalled update and the one set aside behind it").isTrue();
+            assertThat(ids()).doesNotContain("tg:123456:1", "tg:123456:2");
+
+            release.countDown();
+            assertThat(Await.until(WAIT, () -> events.size() == others + 2)).as("they still run, in order").isTrue();
+            assertThat(ids()).containsSubsequence("tg:123456:1", "tg:123456:2");
+            a.stop();
+            started.remove(a);
+        }
     }
 
     @Test
