@@ -129,9 +129,14 @@ public final class Config implements AutoCloseable {
             if (!env.containsKey(key)) { // an environment override stays in force
                 Map<String, Object> next = new HashMap<>(snapshot.values());
                 changed = !v.equals(next.put(key, v));
-                Map<String, String> origins = new HashMap<>(snapshot.origins());
-                if (runtime.path() != null) {
-                    origins.put(key, String.valueOf(runtime.path()));
+                // shared with the last snapshot unless this key's origin changes (a key set again, as a
+                // running bot does, copies nothing): snapshots never change their maps
+                Map<String, String> origins = snapshot.origins();
+                java.nio.file.Path file = runtime.path();
+                String at = file == null ? null : file.toString();
+                if (at != null && !at.equals(origins.get(key))) {
+                    origins = new HashMap<>(origins);
+                    origins.put(key, at);
                 }
                 snapshot = new ConfigSnapshot(next, origins);
             } else {
