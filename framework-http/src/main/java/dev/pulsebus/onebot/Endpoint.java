@@ -112,13 +112,36 @@ final class Endpoint {
         };
     }
 
+    /**
+     * Whether {@code origin} names the very host and port the upgrade was sent to ({@code host}): a client
+     * library that sends its target as the origin (Netty's WebSocket client does), or a page of this server. A
+     * page on another site names its own; one whose name was rebound to this server fails the server's Host
+     * check first.
+     */
+    static boolean sameOrigin(String origin, @Nullable String host) {
+        if (host == null) {
+            return false;
+        }
+        try {
+            java.net.URI u = new java.net.URI(origin.strip());
+            String scheme = u.getScheme();
+            String authority = u.getRawAuthority();
+            return scheme != null && authority != null
+                    && (scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
+                    && authority.equalsIgnoreCase(host.strip());
+        } catch (java.net.URISyntaxException e) {
+            return false;
+        }
+    }
+
     private void upgrade(ChannelHandlerContext ctx, FullHttpRequest req, WsConnection.Role role) {
         if (!HttpMethod.GET.equals(req.method())) {
             answer(ctx, req, HttpResponseStatus.METHOD_NOT_ALLOWED, "a WebSocket upgrade is a GET");
             return;
         }
         String origin = req.headers().get(HttpHeaderNames.ORIGIN);
-        if (origin != null && !adapter.settings.allowedOrigins().contains(origin)) {
+        if (origin != null && !adapter.settings.allowedOrigins().contains(origin)
+                && !sameOrigin(origin, req.headers().get(HttpHeaderNames.HOST))) {
             answer(ctx, req, HttpResponseStatus.FORBIDDEN, "a WebSocket upgrade from origin " + origin + " is refused:"
                     + " add it to adapters." + adapter.protocol.platform + ".allowed_origins if a page there may"
                     + " connect");

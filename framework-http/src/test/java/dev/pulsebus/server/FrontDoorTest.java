@@ -185,6 +185,8 @@ class FrontDoorTest {
             assertThat(upgrade(t, "Origin: null\r\n")).startsWith("HTTP/1.1 403 ");
             assertThat(upgrade(t, "")).as("an implementation sends none").startsWith("HTTP/1.1 101 ");
             assertThat(upgrade(t, "Origin: https://panel.example\r\n")).startsWith("HTTP/1.1 101 ");
+            assertThat(upgrade(t, "Origin: http://127.0.0.1\r\n")).as("the server's own origin (the Host sent to),"
+                    + " as Netty's WebSocket client sends it").startsWith("HTTP/1.1 101 ");
         }
     }
 
