@@ -88,7 +88,7 @@ class BotsTest {
             java.util.concurrent.CompletableFuture<JsonNode> call(String action,
                     com.fasterxml.jackson.databind.node.ObjectNode params, String selfId,
                     @org.jspecify.annotations.Nullable String botPlatform) {
-                throw new UnsupportedOperationException();
+                throw new UnsupportedOperationException("BotsTest never calls an action on its fake link");
             }
         };
     }
