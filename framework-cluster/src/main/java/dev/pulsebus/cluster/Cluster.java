@@ -25,7 +25,7 @@ import java.util.function.BiConsumer;
  *
  * <p>Thread-safe. {@link #start} begins taking events: call it once the handlers can run them.
  */
-public final class Cluster implements AutoCloseable {
+public final class Cluster implements AutoCloseable, dev.pulsebus.platform.InstanceMessaging {
 
     /** Handles one event of a partition this instance holds, on that partition's thread, in order. */
     @FunctionalInterface
@@ -112,6 +112,7 @@ public final class Cluster implements AutoCloseable {
         }
     }
 
+    @Override
     public String instance() {
         return settings.instance();
     }
@@ -145,6 +146,7 @@ public final class Cluster implements AutoCloseable {
     }
 
     /** Sends {@code body} to the broadcast handler of every other instance (at most once each; not confirmed). */
+    @Override
     public void broadcast(String kind, byte[] body) {
         broker.broadcast(kind, body);
     }
@@ -153,6 +155,7 @@ public final class Cluster implements AutoCloseable {
      * Sends {@code body} to the broadcast handler of the one instance reached at {@code address} (its
      * {@link #address()}), as {@code kind}: at most once, not confirmed, lost when that instance is gone.
      */
+    @Override
     public void send(String address, String kind, byte[] body) {
         broker.send(address, kind, body);
     }
@@ -161,6 +164,7 @@ public final class Cluster implements AutoCloseable {
      * Where {@link #send} reaches this instance, for the answer to a request it broadcasts; empty before
      * {@link #start}. It changes when the client recovers the broker connection.
      */
+    @Override
     public String address() {
         return broker.address();
     }
@@ -169,6 +173,7 @@ public final class Cluster implements AutoCloseable {
      * Claims {@code id} for this instance for {@code ttlMillis} ({@code SET NX PX} in Redis): true for the first
      * instance to ask, false for the others. True also while Redis cannot answer (then more than one may).
      */
+    @Override
     public boolean claim(String id, long ttlMillis) {
         return redis.claim(id, ttlMillis);
     }
@@ -228,10 +233,29 @@ public final class Cluster implements AutoCloseable {
     public void start(EventHandler handler, BiConsumer<String, byte[]> broadcasts, EventBus bus) throws IOException {
         events.deliverTo(bus);
         broker.start(handler, (kind, body) -> {
-            if (!events.received(kind, body)) {
-                broadcasts.accept(kind, body);
+            if (events.received(kind, body)) {
+                return;
             }
+            for (Receiver r : receivers) {
+                if (kind.startsWith(r.kindPrefix)) {
+                    r.receiver.accept(kind, body);
+                    return;
+                }
+            }
+            broadcasts.accept(kind, body);
         });
+    }
+
+    /** A platform's messages ({@link #receive}): kinds starting with {@code kindPrefix}. */
+    private record Receiver(String kindPrefix, BiConsumer<String, byte[]> receiver) {
+    }
+
+    private final java.util.List<Receiver> receivers = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /** Hands the messages of kinds starting with {@code kindPrefix} to {@code receiver} before the broadcast handler. */
+    @Override
+    public void receive(String kindPrefix, BiConsumer<String, byte[]> receiver) {
+        receivers.add(new Receiver(kindPrefix, receiver));
     }
 
     /** Whether the broker connection is open and Redis answers; a cluster with Redis down is DEGRADED. */

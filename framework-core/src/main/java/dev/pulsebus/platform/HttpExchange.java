@@ -23,7 +23,7 @@ public interface HttpExchange {
     /** The header's first value (the name in any case), or null. */
     @Nullable String header(String name);
 
-    /** The body's bytes, read-only; valid only until {@link HttpRoute#handle} returns. */
+    /** The body's bytes, not to be written to; valid only until {@link HttpRoute#handle} returns. */
     ByteBuffer body();
 
     /** The peer's address ({@code 127.0.0.1:51234}), for a log line. */

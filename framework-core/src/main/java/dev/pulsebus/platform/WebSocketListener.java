@@ -4,8 +4,7 @@ import java.nio.ByteBuffer;
 
 /**
  * One WebSocket connection's messages, on its I/O thread, in order: must not block. Pings are answered by
- * the server (only the latest while the connection is unwritable), a close frame closes, a text message that
- * is not UTF-8 fails the connection with 1007 (RFC 6455, 8.1) before it reaches the listener.
+ * the server (only the latest while the connection is unwritable), a close frame closes.
  */
 public interface WebSocketListener {
 
@@ -13,9 +12,12 @@ public interface WebSocketListener {
     void opened(WebSocketSession session);
 
     /**
-     * A whole text message, valid UTF-8, read-only: valid only until this returns (copy what must outlive it).
+     * A whole text message, not to be written to: valid only until this returns (copy what must outlive
+     * it). Returns false
+     * when it is not UTF-8 (the listener reads the bytes anyway, so the check costs no second pass): the
+     * server then fails the connection with 1007 (RFC 6455, 8.1) and reads nothing more from it.
      */
-    void text(WebSocketSession session, ByteBuffer message);
+    boolean text(WebSocketSession session, ByteBuffer message);
 
     /** A message was not taken: {@code binary}, or a text message over the endpoint's limit, of {@code bytes}. */
     default void dropped(WebSocketSession session, boolean binary, long bytes) {

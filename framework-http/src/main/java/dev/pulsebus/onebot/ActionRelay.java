@@ -3,7 +3,7 @@ package dev.pulsebus.onebot;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.pulsebus.cluster.Cluster;
+import dev.pulsebus.platform.InstanceMessaging;
 import dev.pulsebus.internal.FailureLog;
 import dev.pulsebus.internal.Json;
 import java.io.IOException;
@@ -47,7 +47,7 @@ final class ActionRelay {
     private static final long CLAIM_MARGIN_MILLIS = 60_000;
 
     private final OneBotAdapter adapter;
-    private final Cluster cluster;
+    private final InstanceMessaging cluster;
     private final String requestKind;
     private final String resultKind;
     private final long timeoutMillis;
@@ -65,7 +65,7 @@ final class ActionRelay {
     private record Presence(List<String> bots, long untilNanos) {
     }
 
-    ActionRelay(OneBotAdapter adapter, Cluster cluster) {
+    ActionRelay(OneBotAdapter adapter, InstanceMessaging cluster) {
         this.adapter = adapter;
         this.cluster = cluster;
         this.requestKind = adapter.platform() + "-action";

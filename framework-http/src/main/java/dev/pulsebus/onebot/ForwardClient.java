@@ -1,6 +1,9 @@
 package dev.pulsebus.onebot;
 
-import dev.pulsebus.adapter.WriteLimit;
+import dev.pulsebus.netty.ChannelSession;
+import dev.pulsebus.netty.WebSocketMessages;
+import dev.pulsebus.netty.WriteLimit;
+import dev.pulsebus.platform.WebSocketListener;
 import dev.pulsebus.internal.Backoff;
 import dev.pulsebus.internal.FailureLog;
 import io.netty.bootstrap.Bootstrap;
@@ -98,15 +101,16 @@ final class ForwardClient {
                                 .maxFramePayloadLength((int) Math.min(64L * 1024 * 1024,
                                         Math.max(16L * 1024 * 1024, 4L * s.maxFrameBytes())))
                                 .handshakeTimeoutMillis(10_000).dropPongFrames(true).build();
-                        WsConnection c = adapter.connection(ch, WsConnection.Role.UNIVERSAL, "");
+                        WebSocketListener listener = adapter.listener(WsConnection.Role.UNIVERSAL, "");
+                        ChannelSession session = new ChannelSession(ch);
                         ch.pipeline().addLast("backpressure", new WriteLimit(WriteLimit.DEFAULT_MAX_PENDING,
                                 adapter.metrics.writes));
                         if (ssl != null) {
                             ch.pipeline().addLast(ssl.newHandler(ch.alloc(), uri.getHost(), port));
                         }
                         ch.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(64 * 1024),
-                                new WebSocketClientProtocolHandler(config), new Handshaken(c),
-                                new FrameHandler(c, adapter.sink, adapter.metrics, s.maxFrameBytes()));
+                                new WebSocketClientProtocolHandler(config), new Handshaken(session, listener),
+                                new WebSocketMessages(session, listener, s.maxFrameBytes()));
                         ch.closeFuture().addListener(f -> retry(retried, null));
                     }
                 })
@@ -132,10 +136,12 @@ final class ForwardClient {
 
     /** When the handshake is done, the connection is the adapter's (and the backoff starts over). */
     private final class Handshaken extends ChannelInboundHandlerAdapter {
-        private final WsConnection connection;
+        private final ChannelSession session;
+        private final WebSocketListener listener;
 
-        Handshaken(WsConnection connection) {
-            this.connection = connection;
+        Handshaken(ChannelSession session, WebSocketListener listener) {
+            this.session = session;
+            this.listener = listener;
         }
 
         @Override
@@ -144,7 +150,7 @@ final class ForwardClient {
                 backoff.reset();
                 channel = ctx.channel();
                 LOG.info("OneBot v{}: connected to {}", adapter.protocol.label, uri);
-                adapter.opened(connection);
+                listener.opened(session);
             }
             super.userEventTriggered(ctx, evt);
         }

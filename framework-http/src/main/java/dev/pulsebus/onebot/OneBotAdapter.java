@@ -2,7 +2,6 @@ package dev.pulsebus.onebot;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.pulsebus.cluster.Cluster;
 import dev.pulsebus.event.Event;
 import dev.pulsebus.event.GroupMessage;
 import dev.pulsebus.event.MessageEvent;
@@ -13,9 +12,11 @@ import dev.pulsebus.pipeline.Inbound;
 import dev.pulsebus.pipeline.OutboundMessage;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.http.FullHttpRequest;
+import dev.pulsebus.platform.HttpRoutes;
+import dev.pulsebus.platform.InstanceMessaging;
+import dev.pulsebus.platform.WebSocketListener;
+import dev.pulsebus.platform.WebSocketSession;
+import io.netty.buffer.Unpooled;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -35,13 +36,13 @@ import org.jspecify.annotations.Nullable;
  * {@code send_group_msg} (v11) or {@code send_message} (v12), after a reply segment when it answers a
  * message, and completes with the platform's {@code message_id}; {@link #actions} is the typed client.
  *
- * <p>Reverse WebSocket and HTTP are served on the server's own port: the server hands this adapter the
- * requests under {@link #path()} ({@link #route}). Several bots may be connected at once; an action or a
+ * <p>Reverse WebSocket and HTTP are served on the server's own port, mounted under {@link #path()} through the
+ * platform SPI's neutral routes ({@link #mount}). Several bots may be connected at once; an action or a
  * reply for a bot goes out on that bot's connection. Bounded everywhere: lanes (16 × 1024 events),
  * actions in flight per connection ({@value WsConnection#MAX_IN_FLIGHT}), the forward queue
  * ({@link OneBotSettings#queueCapacity()}), bots ({@value Bots#MAX}); each refusal is counted.
  */
-public final class OneBotAdapter implements Adapter {
+public final class OneBotAdapter implements Adapter, dev.pulsebus.platform.Platform {
 
     static final int LANE_CAPACITY = 1024;
     /** Lanes events wait on for the pipeline, a chat always on the same one. */
@@ -62,7 +63,6 @@ public final class OneBotAdapter implements Adapter {
     private final Set<WsConnection> connections = ConcurrentHashMap.newKeySet();
     /** HTTP mode without an API url: the events being handled whose replies go in their answer. */
     private final Map<String, QuickAnswer> answers = new ConcurrentHashMap<>();
-    final FrameHandler.Sink sink = new Sink();
     private volatile @Nullable Inbound inbound;
     /** In a cluster, where the actions of a bot connected to another instance go; else null. */
     private volatile @Nullable ActionRelay relay;
@@ -129,19 +129,18 @@ public final class OneBotAdapter implements Adapter {
      * Makes this adapter one of a cluster's: the actions of a bot with no connection to this instance (a reverse
      * WebSocket reaches one instance; the chat's events may be handled by another) go to the instance that has
      * one, which performs them and sends their response back; and this instance performs those of the bots
-     * connected here. The other instances' messages for it reach it through {@link #clusterMessage}.
+     * connected here. The other instances' messages for it (kinds {@code <platform>-...}) come to it from
+     * {@code cluster}.
      */
-    public void relayThrough(Cluster cluster) {
-        this.relay = new ActionRelay(this, cluster);
+    void relayThrough(InstanceMessaging cluster) {
+        ActionRelay r = new ActionRelay(this, cluster);
+        this.relay = r;
+        cluster.receive(protocol.platform + "-", r::received);
     }
 
-    /**
-     * A message another instance of the cluster sent to this instance's broadcast handler: true when it was this
-     * adapter's ({@link #relayThrough}) and is handled, false otherwise.
-     */
-    public boolean clusterMessage(String kind, byte[] body) {
-        ActionRelay r = relay;
-        return r != null && r.received(kind, body);
+    /** Mounts its reverse WebSocket and HTTP paths ({@link #path()}) on the server's {@code routes}. */
+    void mount(HttpRoutes routes) {
+        endpoint.mount(routes);
     }
 
     /**
@@ -161,30 +160,13 @@ public final class OneBotAdapter implements Adapter {
             forward.stop();
         }
         for (WsConnection c : connections) {
-            c.channel.close().awaitUninterruptibly(1000);
+            c.session.close(1001, "the bot is stopping");
         }
         if (!lanes.stop(Duration.ofSeconds(5))) {
             LOG.warn("A {} lane still runs a handler after 5 s; stopping anyway", protocol.platform);
         }
         // completions stays open: code still running (a module unloading) may send, and is refused through it
         metrics.unbind();
-    }
-
-    /**
-     * Handles a request under {@link #path()}: a reverse WebSocket upgrade ({@code ws}, {@code ws/api},
-     * {@code ws/event}) or a posted event ({@code http}); false when {@code path} is not its. Runs on the
-     * connection's I/O thread; writes the answer itself.
-     */
-    public boolean route(ChannelHandlerContext ctx, FullHttpRequest request, String path) {
-        return endpoint.route(ctx, request, path);
-    }
-
-    /**
-     * The route {@code path} is counted under in the server's request metrics: one of the fixed paths an
-     * adapter serves ({@code /onebot/v11/ws}, ...), without a trailing slash; null for any other path.
-     */
-    public static @Nullable String routeTemplate(String path) {
-        return Endpoint.template(path);
     }
 
     @Override
@@ -225,8 +207,9 @@ public final class OneBotAdapter implements Adapter {
     /**
      * {@code onebot11:<self_id>} (each bot seen here, and in a cluster each bot connected to another instance) to
      * whether it is up; {@code onebot11}: down while none is known. At most {@value Bots#LISTED} bots, those down
-     * first: {@link #healthUnlisted()} says how many more there are.
+     * first: {@link #unlistedBots()} says how many more there are.
      */
+    @Override
     public Map<String, Boolean> health() {
         Map<String, Boolean> all = bots.components();
         ActionRelay r = relay;
@@ -246,11 +229,20 @@ public final class OneBotAdapter implements Adapter {
     }
 
     /** How many bots the last {@link #health()} left out. */
-    public int healthUnlisted() {
+    @Override
+    public int unlistedBots() {
         return unlisted;
     }
 
+    /** Its section's weak authentication (v11 over HTTP without secret), for {@code /health}. */
+    @Override
+    public List<String> warnings() {
+        String w = settings.warning();
+        return w == null ? List.of() : List.of(w);
+    }
+
     /** Changes whenever {@link #health()} may have. */
+    @Override
     public long healthState() {
         ActionRelay r = relay;
         long here = bots.state();
@@ -324,8 +316,9 @@ public final class OneBotAdapter implements Adapter {
 
     // ------------------------------------------------------------------ connections
 
-    WsConnection connection(Channel channel, WsConnection.Role role, String selfHint) {
-        return new WsConnection(channel, role, selfHint, protocol, metrics, completions, settings.actionTimeoutMs());
+    /** The listener of a WebSocket that serves {@code role}, naming bot {@code selfHint} (empty: none). */
+    WebSocketListener listener(WsConnection.Role role, String selfHint) {
+        return new Listener(role, selfHint);
     }
 
     /** A WebSocket is up (handshake done): the bot it named, if any, is online. Event loop. */
@@ -353,54 +346,102 @@ public final class OneBotAdapter implements Adapter {
         }
     }
 
-    private final class Sink implements FrameHandler.Sink {
-        @Override
-        public boolean message(WsConnection c, ByteBuf text) {
-            Object decoded = protocol.decode(text, c.selfHint, metrics);
-            if (decoded instanceof JsonNode response) {
-                metrics.frame(OneBotMetrics.Kind.RESPONSE);
-                c.response(response);
-                return true;
-            }
-            if (decoded == Protocol.NOT_UTF8) {
-                metrics.bad(OneBotMetrics.Bad.NOT_UTF8, "a text frame that is not UTF-8: connection "
-                        + c.channel.remoteAddress() + " closed with 1007");
-                return false;
-            }
-            if (decoded == Protocol.NOT_JSON) {
-                metrics.bad(OneBotMetrics.Bad.NOT_JSON, "a frame that is not a JSON object");
-                return true;
-            }
-            metrics.frame(OneBotMetrics.Kind.EVENT);
-            if (decoded instanceof Event event) {
-                Bots.Bot bot = seen(event);
-                if (bot != null) {
-                    bind(c, bot);
-                }
-                long beat = Protocol.heartbeatInterval(event);
-                if (beat > 0) {
-                    c.beat(beat);
-                }
-                status(event, bot, c);
-                dispatch(event, null);
-            }
-            return true;
+    /** One WebSocket's messages: its connection, made when it opens, and the events and responses it carries. */
+    private final class Listener implements WebSocketListener {
+        private final WsConnection.Role role;
+        private final String selfHint;
+        private @Nullable WsConnection connection;
+
+        Listener(WsConnection.Role role, String selfHint) {
+            this.role = role;
+            this.selfHint = selfHint;
         }
 
         @Override
-        public void closed(WsConnection c) {
-            if (!connections.remove(c)) {
-                return;
-            }
-            metrics.connections.decrementAndGet();
-            for (Bots.Bot bot : c.bots) {
-                bots.closed(bot, c);
-            }
-            if (forward != null) {
-                forward.disconnected(c);
-            }
-            c.closed();
+        public void opened(WebSocketSession session) {
+            WsConnection c = new WsConnection(session, role, selfHint, protocol, metrics, completions,
+                    settings.actionTimeoutMs());
+            connection = c;
+            OneBotAdapter.this.opened(c);
         }
+
+        @Override
+        public boolean text(WebSocketSession session, java.nio.ByteBuffer message) {
+            WsConnection c = connection;
+            return c == null || message(c, Unpooled.wrappedBuffer(message));
+        }
+
+        @Override
+        public void dropped(WebSocketSession session, boolean binary, long bytes) {
+            if (binary) {
+                metrics.bad(OneBotMetrics.Bad.BINARY, "a binary message of " + bytes + " bytes");
+            } else {
+                metrics.bad(OneBotMetrics.Bad.OVERSIZED, "a message of " + bytes + " bytes, over max_frame_bytes "
+                        + settings.maxFrameBytes());
+            }
+        }
+
+        @Override
+        public void writable(WebSocketSession session) {
+            WsConnection c = connection;
+            if (c != null) {
+                c.writable();
+            }
+        }
+
+        @Override
+        public void closed(WebSocketSession session) {
+            WsConnection c = connection;
+            if (c != null) {
+                OneBotAdapter.this.closed(c);
+            }
+        }
+    }
+
+    private boolean message(WsConnection c, ByteBuf text) {
+        Object decoded = protocol.decode(text, c.selfHint, metrics);
+        if (decoded instanceof JsonNode response) {
+            metrics.frame(OneBotMetrics.Kind.RESPONSE);
+            c.response(response);
+            return true;
+        }
+        if (decoded == Protocol.NOT_UTF8) {
+            metrics.bad(OneBotMetrics.Bad.NOT_UTF8, "a text frame that is not UTF-8: connection "
+                    + c.session.remoteAddress() + " closed with 1007");
+            return false;
+        }
+        if (decoded == Protocol.NOT_JSON) {
+            metrics.bad(OneBotMetrics.Bad.NOT_JSON, "a frame that is not a JSON object");
+            return true;
+        }
+        metrics.frame(OneBotMetrics.Kind.EVENT);
+        if (decoded instanceof Event event) {
+            Bots.Bot bot = seen(event);
+            if (bot != null) {
+                bind(c, bot);
+            }
+            long beat = Protocol.heartbeatInterval(event);
+            if (beat > 0) {
+                c.beat(beat);
+            }
+            status(event, bot, c);
+            dispatch(event, null);
+        }
+        return true;
+    }
+
+    private void closed(WsConnection c) {
+        if (!connections.remove(c)) {
+            return;
+        }
+        metrics.connections.decrementAndGet();
+        for (Bots.Bot bot : c.bots) {
+            bots.closed(bot, c);
+        }
+        if (forward != null) {
+            forward.disconnected(c);
+        }
+        c.closed();
     }
 
     /**

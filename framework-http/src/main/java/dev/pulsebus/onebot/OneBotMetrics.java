@@ -1,7 +1,7 @@
 package dev.pulsebus.onebot;
 
 import dev.pulsebus.adapter.AdapterMeters;
-import dev.pulsebus.adapter.WriteLimit;
+import dev.pulsebus.netty.WriteLimit;
 import dev.pulsebus.internal.FailureLog;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

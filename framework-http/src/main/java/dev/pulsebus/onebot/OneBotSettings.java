@@ -1,6 +1,6 @@
 package dev.pulsebus.onebot;
 
-import dev.pulsebus.adapter.SectionReader;
+import dev.pulsebus.config.Section;
 import dev.pulsebus.config.ConfigException;
 import dev.pulsebus.config.Secret;
 import java.util.List;
@@ -28,7 +28,13 @@ import java.util.Set;
  */
 public record OneBotSettings(int version, boolean enabled, Mode mode, String url, Secret accessToken, Secret secret,
                              int actionTimeoutMs, int maxFrameBytes, int queueCapacity, List<String> allowedOrigins,
-                             boolean allowAnonymous) {
+                             boolean allowAnonymous) implements dev.pulsebus.platform.PlatformSettings {
+
+    /** Events posted in mode {@code http} may be as large as a frame. */
+    @Override
+    public int maxBodyBytes() {
+        return mode == Mode.HTTP ? maxFrameBytes : 0;
+    }
 
     /** The keys a section may hold. */
     public static final Set<String> KEYS = Set.of("enabled", "mode", "url", "access_token", "secret",
@@ -103,13 +109,21 @@ public record OneBotSettings(int version, boolean enabled, Mode mode, String url
      * @throws ConfigException naming the setting that is unknown or wrong
      */
     public static OneBotSettings read(int version, Map<String, String> keys, String source) {
-        SectionReader r = new SectionReader("adapters.onebot" + version, keys, KEYS, source);
+        return read(version, Section.of("adapters.onebot" + version, keys, Map.of(), KEYS, source));
+    }
+
+    /**
+     * Reads section {@code adapters.onebot<version>}.
+     *
+     * @throws ConfigException naming the setting that is unknown or wrong, and where it is set
+     */
+    public static OneBotSettings read(int version, Section r) {
         boolean enabled = r.bool("enabled", true);
         Mode mode;
         try {
             mode = Mode.of(r.text("mode", "reverse-ws").trim());
         } catch (IllegalArgumentException e) {
-            throw r.error("mode " + e.getMessage());
+            throw r.error("mode", "mode " + e.getMessage());
         }
         String url = r.text("url", mode == Mode.FORWARD_WS ? "ws://127.0.0.1:3001" : "");
         if (mode == Mode.FORWARD_WS) { // reverse-ws: not used

@@ -4,10 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulsebus.internal.Json;
-import io.netty.buffer.Unpooled;
-import io.netty.channel.Channel;
-import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
-import dev.pulsebus.adapter.WriteLimit;
+import dev.pulsebus.platform.WebSocketSession;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,7 +28,7 @@ import org.jspecify.annotations.Nullable;
  * its timeout fails as refused, saying the connection was not writable, and one that would make the waiting
  * frames pass the connection's write limit ({@code server.max_pending_write_bytes}) is refused at once.
  * Calls are thread-safe and take no lock; the heartbeat state and the waiting actions are confined to the
- * channel's event loop.
+ * connection's own thread ({@link WebSocketSession#executor()}).
  */
 final class WsConnection extends Link {
 
@@ -63,7 +60,7 @@ final class WsConnection extends Link {
         }
     }
 
-    final Channel channel;
+    final WebSocketSession session;
     final Role role;
     /** The bot the connection named when it opened ({@code X-Self-ID}); empty when it named none. */
     final String selfHint;
@@ -85,9 +82,9 @@ final class WsConnection extends Link {
     private long beatWindowNanos;
     private boolean watching;
 
-    WsConnection(Channel channel, Role role, String selfHint, Protocol protocol, OneBotMetrics metrics,
+    WsConnection(WebSocketSession session, Role role, String selfHint, Protocol protocol, OneBotMetrics metrics,
                  Executor completions, long timeoutMs) {
-        this.channel = channel;
+        this.session = session;
         this.role = role;
         this.selfHint = selfHint;
         this.protocol = protocol;
@@ -99,7 +96,7 @@ final class WsConnection extends Link {
     @Override
     CompletableFuture<JsonNode> call(String action, ObjectNode params, String selfId, @Nullable String botPlatform) {
         CompletableFuture<JsonNode> result = new CompletableFuture<>();
-        if (!channel.isActive()) {
+        if (!session.isOpen()) {
             result.completeExceptionally(OneBotActionException.refused(action, "the connection is closed"));
             return result;
         }
@@ -118,20 +115,20 @@ final class WsConnection extends Link {
         }
         Pending p = new Pending(action, echo, result);
         pending.put(echo, p);
-        p.timer = channel.eventLoop().schedule(() -> timedOut(echo), timeoutMs, TimeUnit.MILLISECONDS);
-        if (waiting.get() == 0 && channel.isWritable()) {
+        p.timer = session.executor().schedule(() -> timedOut(echo), timeoutMs, TimeUnit.MILLISECONDS);
+        if (waiting.get() == 0 && session.isWritable()) {
             write(p, frame);
         } else { // behind those that wait, in order
             waiting.incrementAndGet();
-            channel.eventLoop().execute(() -> hold(p, frame));
+            session.executor().execute(() -> hold(p, frame));
         }
         return result;
     }
 
     private void write(Pending p, byte[] frame) {
         metrics.frame(OneBotMetrics.Kind.ACTION);
-        channel.writeAndFlush(new TextWebSocketFrame(Unpooled.wrappedBuffer(frame))).addListener(f -> {
-            if (!f.isSuccess()) {
+        session.sendText(frame).whenComplete((sent, e) -> {
+            if (e != null) {
                 fail(p.echo, OneBotActionException.disconnected(p.action));
             }
         });
@@ -146,17 +143,17 @@ final class WsConnection extends Link {
             waiting.decrementAndGet();
             return;
         }
-        if (!channel.isActive()) {
+        if (!session.isOpen()) {
             waiting.decrementAndGet();
             fail(p.echo, OneBotActionException.disconnected(p.action));
             return;
         }
-        if (unwritten.isEmpty() && channel.isWritable()) {
+        if (unwritten.isEmpty() && session.isWritable()) {
             waiting.decrementAndGet();
             write(p, frame);
             return;
         }
-        long limit = WriteLimit.maxPending(channel);
+        long limit = session.maxPendingBytes();
         if (unwrittenBytes + frame.length > limit) {
             waiting.decrementAndGet();
             fail(p.echo, OneBotActionException.refused(p.action, "the connection is not writable (the implementation "
@@ -171,7 +168,7 @@ final class WsConnection extends Link {
 
     /** The connection is writable again: the actions that waited go out, in order, while it stays so. Event loop. */
     void writable() {
-        while (channel.isWritable()) {
+        while (session.isWritable()) {
             Pending p = unwritten.poll();
             if (p == null) {
                 return;
@@ -249,22 +246,22 @@ final class WsConnection extends Link {
         beatWindowNanos = TimeUnit.MILLISECONDS.toNanos(2 * intervalMs);
         if (!watching) {
             watching = true;
-            channel.eventLoop().schedule(this::checkBeat, beatWindowNanos, TimeUnit.NANOSECONDS);
+            session.executor().schedule(this::checkBeat, beatWindowNanos, TimeUnit.NANOSECONDS);
         }
     }
 
     private void checkBeat() {
-        if (!channel.isActive()) {
+        if (!session.isOpen()) {
             return;
         }
         long since = System.nanoTime() - lastBeatNanos;
         if (since >= beatWindowNanos) {
             metrics.bad(OneBotMetrics.Bad.INVALID, "no heartbeat for twice its interval ("
-                    + TimeUnit.NANOSECONDS.toMillis(beatWindowNanos) + " ms): connection " + channel.remoteAddress()
+                    + TimeUnit.NANOSECONDS.toMillis(beatWindowNanos) + " ms): connection " + session.remoteAddress()
                     + " closed");
-            channel.close();
+            session.close(1000, "no heartbeat");
         } else {
-            channel.eventLoop().schedule(this::checkBeat, beatWindowNanos - since, TimeUnit.NANOSECONDS);
+            session.executor().schedule(this::checkBeat, beatWindowNanos - since, TimeUnit.NANOSECONDS);
         }
     }
 }

@@ -4,7 +4,7 @@
  * WebSocket or HTTP, turns its events into the records of {@code dev.pulsebus.event} and sends the
  * pipeline's replies and the bot's actions ({@link dev.pulsebus.onebot.OneBotActions}) back.
  *
- * <p>What is shared by both versions: frames ({@code FrameHandler}: text frames aggregated up to
+ * <p>What is shared by both versions: frames ({@code dev.pulsebus.netty.WebSocketMessages}: text frames aggregated up to
  * {@code max_frame_bytes}), the action table ({@code Link}: echo matching, retcode failures, timeouts,
  * in-flight actions failed on disconnect), the bounded queue of a forward connection that is down, the
  * inbound lanes, bad-frame counting. What differs is one {@code Protocol} per version ({@code V11Protocol},

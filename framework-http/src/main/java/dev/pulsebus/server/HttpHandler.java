@@ -20,8 +20,6 @@ import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import java.nio.charset.StandardCharsets;
 import dev.pulsebus.config.Secret;
-import dev.pulsebus.onebot.OneBotAdapter;
-import dev.pulsebus.telegram.TelegramAdapter;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,9 +30,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Routes requests: {@code /health}, {@code /metrics}, the chat API ({@link ChatApi}), the OneBot adapters'
- * reverse WebSocket and HTTP paths ({@code /onebot/...}, {@link OneBotAdapter#route}), the Telegram webhook
- * ({@code /telegram/<bot id>/webhook}, {@link TelegramAdapter#route}), modules' routes, and the browser
+ * Routes requests: {@code /health}, {@code /metrics}, the chat API ({@link ChatApi}), the platforms' mounted
+ * paths and WebSocket endpoints ({@link Mounts}: a OneBot intake, a Telegram webhook), modules' routes, and the browser
  * console's page ({@link ConsoleAssets}) and admin API ({@link AdminApi}).
  * Everything that may wait (storage, metrics scrape, health ping) runs on a virtual
  * thread of {@code work}; the I/O thread only parses, checks and writes. Every error is JSON
@@ -75,8 +72,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private final Runnable beforeScrape; // waits for the JVM meters, bound once the server listens
     private final HealthCheck health;
     private final Routes routes;
-    private final List<OneBotAdapter> onebot;
-    private final @Nullable TelegramAdapter telegram;
+    private final Mounts mounts;
     private final byte @Nullable [] token;
     /** What the admin API takes: {@code server.admin_token}, else {@code server.token}; null: neither is set. */
     private final byte @Nullable [] adminToken;
@@ -86,7 +82,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     HttpHandler(ServerConfig config, ChatApi chat, CountedResponses out, ExecutorService work,
                 @Nullable PrometheusMeterRegistry prometheus, Runnable beforeScrape, HealthCheck health, Routes routes,
-                List<OneBotAdapter> onebot, @Nullable TelegramAdapter telegram, AdminApi admin) {
+                Mounts mounts, AdminApi admin) {
         super(true);
         this.config = config;
         this.chat = chat;
@@ -96,8 +92,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         this.beforeScrape = beforeScrape;
         this.health = health;
         this.routes = routes;
-        this.onebot = onebot;
-        this.telegram = telegram;
+        this.mounts = mounts;
         this.token = config.token().isEmpty() ? null : config.token().reveal().getBytes(StandardCharsets.UTF_8);
         Secret adminToken = config.adminToken().isEmpty() ? config.token() : config.adminToken();
         this.adminToken = adminToken.isEmpty() ? null : adminToken.reveal().getBytes(StandardCharsets.UTF_8);
@@ -175,22 +170,8 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             }
             return;
         }
-        if (path.startsWith("/onebot/")) {
-            String template = OneBotAdapter.routeTemplate(path);
-            if (template != null) {
-                RequestTimers.route(ctx, timers.route(template));
-            }
-            for (OneBotAdapter a : onebot) { // its own access token and signature; the upgrade or event answered there
-                if (a.route(ctx, req, path)) {
-                    return;
-                }
-            }
-        }
-        if (path.startsWith("/telegram/") && telegram != null) {
-            RequestTimers.route(ctx, timers.telegram);
-            if (telegram.route(ctx, req, path)) {
-                return; // its own secret token; the update answered once it has been through the pipeline
-            }
+        if (mounts.handle(ctx, req, uri, path, keepAlive)) {
+            return; // a platform's: its own token or signature, its answer
         }
         if (path.startsWith("/modules/")) {
             if (authorized(ctx, req)) {

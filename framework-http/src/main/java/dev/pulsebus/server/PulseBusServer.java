@@ -43,10 +43,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import dev.pulsebus.onebot.OneBotAdapter;
-import dev.pulsebus.onebot.OneBotSettings;
-import dev.pulsebus.telegram.TelegramAdapter;
-import dev.pulsebus.telegram.TelegramSettings;
+import dev.pulsebus.kv.Kv;
+import dev.pulsebus.platform.HttpRoutes;
+import dev.pulsebus.platform.InstanceMessaging;
+import dev.pulsebus.platform.Platform;
+import dev.pulsebus.platform.PlatformContext;
+import dev.pulsebus.platform.PlatformSection;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -61,7 +64,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The standalone server, assembled: storage, the bus, the command router, transcripts, the {@code http}
- * chat platform, the modules found on the classpath and in {@code modules/}, and the Netty listener
+ * chat platform, the platforms configured ({@code [adapters.<name>]}, their providers found on the class
+ * path), the modules found on the classpath and in {@code modules/}, and the Netty listener
  * (epoll where available). {@link #start} returns once it listens; {@link #close} shuts down gracefully:
  * stop accepting, release long-polls, let handled messages finish, flush transcripts and KV writes,
  * close storage.
@@ -87,8 +91,12 @@ public final class PulseBusServer implements AutoCloseable {
     private final LongPollRooms polls;
     private final HttpChat chat;
     private final MessagePipeline pipeline;
-    private final List<OneBotAdapter> onebot;
-    private final @Nullable TelegramAdapter telegram;
+    /** The platforms started, in the order of their sections' names. */
+    private final List<Platform> platforms;
+    /** Their sections' names, as {@link #platforms}. */
+    private final List<String> platformNames;
+    /** Their adapters, as registered with the pipeline. */
+    private final List<Adapter> platformAdapters;
     private final ModuleHost modules;
     private final Config liveConfig;
     private final Routes routes = new Routes();
@@ -100,7 +108,7 @@ public final class PulseBusServer implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     private static final String COMPONENT_UP = "pulsebus.component.up";
     private static final String COMPONENT_UP_HELP = "1 while the /health component is UP, 0 while it is DOWN";
-    /** The bots' components of /health ({@code onebot11:<self_id>}, {@code telegram:<bot id>}), read at each scrape. */
+    /** The bots' components of /health (a platform's, {@code onebot11:<self_id>}), read at each scrape. */
     @SuppressWarnings("NullAway.Init") // set before the server listens, read only by a scrape
     private MultiGauge botsUp;
     /** Everything opened, closed newest first at shutdown and on a failed start. */
@@ -218,26 +226,32 @@ public final class PulseBusServer implements AutoCloseable {
                     .transcripts(transcripts).stallAfter(Duration.ofMillis(config.busStallMs()))
                     .recordWhen(c -> !HttpChat.PLATFORM.equals(c.platform())) // the http platform records its own
                     .meterRegistry(registry);
-            List<OneBotAdapter> onebot = new ArrayList<>();
             Map<String, ClusteredAdapter> clustered = new java.util.HashMap<>();
-            for (OneBotSettings s : config.onebot()) {
-                if (s.enabled()) {
-                    OneBotAdapter a = OneBotAdapter.create(s, registry);
-                    if (cluster != null) {
-                        a.relayThrough(cluster); // a bot's reverse WebSocket reaches one instance
+            CountedResponses out = new CountedResponses(registry);
+            Mounts mounts = new Mounts(out);
+            List<Platform> platforms = new ArrayList<>();
+            List<Adapter> platformAdapters = new ArrayList<>();
+            List<String> platformNames = new ArrayList<>();
+            for (PlatformSection<?> section : config.platforms()) {
+                if (section.settings().enabled()) {
+                    String name = section.provider().name();
+                    PlatformContext context = context(name, mounts.forPlatform(section.settings().maxBodyBytes()),
+                            a -> {
+                                platformAdapters.add(a);
+                                // started and stopped by the pipeline, with the http platform
+                                pb.adapter(clustered(a, clustered));
+                            });
+                    try {
+                        platforms.add(section.create(context));
+                        platformNames.add(name);
+                    } catch (ConfigException | IllegalStateException e) {
+                        throw new ConfigException("adapters." + name + ": " + e.getMessage(), e);
                     }
-                    onebot.add(a);
-                    pb.adapter(clustered(a, clustered)); // started and stopped by the pipeline, with the http platform
                 }
             }
-            this.onebot = List.copyOf(onebot);
-            TelegramSettings tg = config.telegram();
-            this.telegram = tg != null && tg.enabled()
-                    ? TelegramAdapter.create(tg, storage.kv().namespace("telegram"), registry) : null;
-            if (telegram != null) {
-                // its update offsets in the KV store: a restart resumes after the last handled
-                pb.adapter(clustered(telegram, clustered));
-            }
+            this.platforms = List.copyOf(platforms);
+            this.platformAdapters = List.copyOf(platformAdapters);
+            this.platformNames = List.copyOf(platformNames);
             this.pipeline = pb.build();
             // transcripts flush: within the time left, but what the storage and event loops after it need
             opened.add("pipeline", left -> pipeline.close(Duration.ofNanos(left - reserve(left))));
@@ -297,11 +311,6 @@ public final class PulseBusServer implements AutoCloseable {
                         chat.storedByHolder(body);
                         return;
                     }
-                    for (OneBotAdapter a : this.onebot) {
-                        if (a.clusterMessage(kind, body)) {
-                            return;
-                        }
-                    }
                 }, bus);
                 // first at shutdown: the partitions (and their unacknowledged events) go to the other instances
                 opened.add("leave the cluster", c);
@@ -309,15 +318,14 @@ public final class PulseBusServer implements AutoCloseable {
             opened.addBounded("adapters", pipeline::stopAdapters); // room lanes drain; their replies are recorded
             opened.add("answer waiting polls", polls::releaseAll);
 
-            CountedResponses out = new CountedResponses(registry);
             ConsoleStats stats = new ConsoleStats(registry, System::nanoTime, System::currentTimeMillis,
                     edits::pending);
             AdminApi admin = new AdminApi(config, out, work, stats, modules, errors,
                     limit -> transcripts.chatIds(HttpChat.PLATFORM, ChatRef.GROUP, limit), AdminApi::benchResults);
             HttpHandler handler = new HttpHandler(config, new ChatApi(config, chat, rooms, polls, work, out), out, work,
                     config.metricsEnabled() ? registry : null, this::beforeScrape, new Probes(new LoopWatch(workers)), routes,
-                    onebot, telegram, admin);
-            this.initializer = new ServerInitializer(config, handler, out.timers);
+                    mounts, admin);
+            this.initializer = new ServerInitializer(config, handler, out.timers, mounts);
             bindMeters();
             Class<? extends ServerChannel> channel = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
             try {
@@ -382,14 +390,54 @@ public final class PulseBusServer implements AutoCloseable {
         return pipeline;
     }
 
-    /** The OneBot adapters enabled in the configuration ({@code [adapters.onebot11]}, {@code [adapters.onebot12]}). */
-    public List<OneBotAdapter> onebot() {
-        return onebot;
+    /** The platforms' adapters of {@code type} ({@code OneBotAdapter.class}), as the configuration enabled them. */
+    public <T> List<T> adapters(Class<T> type) {
+        return platformAdapters.stream().filter(type::isInstance).map(type::cast).toList();
     }
 
-    /** The Telegram adapter when {@code [adapters.telegram]} enables it, else null. */
-    public @Nullable TelegramAdapter telegram() {
-        return telegram;
+    /**
+     * What platform {@code name} ({@code [adapters.<name>]}) may use: its adapters go to the pipeline through
+     * {@code register}, its KV namespace is its name, its routes are {@code routes}.
+     */
+    private PlatformContext context(String name, HttpRoutes routes, java.util.function.Consumer<Adapter> register) {
+        Kv kv = storage.kv().namespace(name);
+        Cluster c = cluster;
+        return new PlatformContext() {
+            @Override
+            public String instance() {
+                return instance;
+            }
+
+            @Override
+            public void adapter(Adapter adapter) {
+                register.accept(adapter);
+            }
+
+            @Override
+            public Kv kv() {
+                return kv;
+            }
+
+            @Override
+            public MeterRegistry meters() {
+                return registry;
+            }
+
+            @Override
+            public Clock clock() {
+                return Clock.systemUTC();
+            }
+
+            @Override
+            public HttpRoutes http() {
+                return routes;
+            }
+
+            @Override
+            public java.util.Optional<InstanceMessaging> cluster() {
+                return java.util.Optional.ofNullable(c);
+            }
+        };
     }
 
     public Storage storage() {
@@ -424,9 +472,9 @@ public final class PulseBusServer implements AutoCloseable {
     }
 
     /**
-     * {@code /health}: DOWN (503) when storage is down, DEGRADED when transcripts fail, a OneBot or Telegram bot
-     * is down (each one a component {@code onebot11:<self_id>}, {@code telegram:<bot id>}; a OneBot adapter names
-     * at most 16, those down first, and counts the rest in {@code unlisted_bots}) or a handler runs past
+     * {@code /health}: DOWN (503) when storage is down, DEGRADED when transcripts fail, a platform's bot is down
+     * (each one a component, {@code onebot11:<self_id>}, {@code telegram:<bot id>}; a platform names a bounded
+     * number, those down first, and counts the rest in {@code unlisted_bots}) or a handler runs past
      * {@code bus.stall_ms} (component {@code handlers}), otherwise UP; {@code warnings} names what is weakly
      * authenticated (a OneBot v11 HTTP intake without secret); why
      * storage is down ({@code error}, an exception's text that can name database hosts and users) only
@@ -484,11 +532,8 @@ public final class PulseBusServer implements AutoCloseable {
         long handled = pipeline.eventsHandled();
         String error = storageUp ? null : storage.lastError();
         long platforms = 0;
-        for (OneBotAdapter a : onebot) {
-            platforms = platforms * 31 + a.healthState();
-        }
-        if (telegram != null) {
-            platforms = platforms * 31 + telegram.healthState();
+        for (Platform p : this.platforms) {
+            platforms = platforms * 31 + p.healthState();
         }
         int stalled = pipeline.handlerWatch().stalled();
         platforms = platforms * 31 + stalled;
@@ -502,19 +547,17 @@ public final class PulseBusServer implements AutoCloseable {
         }
         Map<String, Boolean> bots = bots();
         Map<String, Integer> unlisted = new java.util.TreeMap<>(); // the bots past each adapter's listed ones
-        for (OneBotAdapter a : onebot) {
-            if (a.healthUnlisted() > 0) {
-                unlisted.put(a.platform(), a.healthUnlisted());
+        for (int i = 0; i < this.platforms.size(); i++) {
+            int n = this.platforms.get(i).unlistedBots();
+            if (n > 0) {
+                unlisted.put(platformNames.get(i), n);
             }
         }
         boolean botsUp = !bots.containsValue(false); // an adapter lists the bots that are down first
         bots.put("handlers", stalled == 0); // DOWN while a handler runs past bus.stall_ms
         List<String> warnings = new ArrayList<>();
-        for (OneBotAdapter a : onebot) {
-            String w = a.settings().warning();
-            if (w != null) {
-                warnings.add(w);
-            }
+        for (Platform p : this.platforms) {
+            warnings.addAll(p.warnings());
         }
         Map<String, Object> clusterHealth = c == null ? null : c.health();
         boolean clusterUp = clusterHealth == null || "UP".equals(clusterHealth.get("status"));
@@ -551,14 +594,11 @@ public final class PulseBusServer implements AutoCloseable {
         botsUp.register(rows, true);
     }
 
-    /** The OneBot and Telegram bots, each up or not. */
+    /** The platforms' bots, each up or not. */
     private Map<String, Boolean> bots() {
         Map<String, Boolean> bots = new java.util.LinkedHashMap<>();
-        for (OneBotAdapter a : onebot) {
-            bots.putAll(a.health());
-        }
-        if (telegram != null) {
-            bots.putAll(telegram.health());
+        for (Platform p : platforms) {
+            bots.putAll(p.health());
         }
         return bots;
     }

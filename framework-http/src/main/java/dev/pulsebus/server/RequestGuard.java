@@ -1,6 +1,5 @@
 package dev.pulsebus.server;
 
-import dev.pulsebus.telegram.TelegramSettings;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -35,7 +34,7 @@ import org.jspecify.annotations.Nullable;
  * The server's own names: {@code localhost}, the bind address ({@code server.host}), loopback addresses, the
  * address the connection came in on, any address literal when bound to all interfaces (a rebinding page
  * sends a name, never an address), this machine's host name, the names in {@code server.allowed_hosts} (an entry {@code .example.com}
- * takes its subdomains too; {@code *} turns the check off), and the host of the Telegram webhook's URL. Event-loop confined; allocates only when it refuses.
+ * takes its subdomains too; {@code *} turns the check off), and the host names the platforms' peers use (a webhook's URL). Event-loop confined; allocates only when it refuses.
  */
 final class RequestGuard {
 
@@ -61,15 +60,9 @@ final class RequestGuard {
         this.anyHost = config.allowedHosts().contains("*");
         List<String> names = new ArrayList<>(config.allowedHosts());
         names.add(PulseBusServer.hostName().toLowerCase(Locale.ROOT)); // this machine's name, as the JDK gives it
-        TelegramSettings telegram = config.telegram();
-        if (telegram != null && telegram.enabled() && telegram.mode() == TelegramSettings.Mode.WEBHOOK) {
-            try {
-                String webhook = new URI(telegram.webhookUrl()).getHost();
-                if (webhook != null) {
-                    names.add(unbracket(webhook.toLowerCase(Locale.ROOT))); // the name Telegram posts to
-                }
-            } catch (URISyntaxException e) {
-                // checked a URL with a host when read; one built otherwise adds no name
+        for (dev.pulsebus.platform.PlatformSection<?> p : config.platforms()) {
+            if (p.settings().enabled()) {
+                names.addAll(p.settings().hostNames()); // the name a platform's peer posts to (a webhook's)
             }
         }
         this.allowed = List.copyOf(names);

@@ -16,8 +16,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * {@code http_server_requests_seconds{method,route,status}}: every request the server answers, timed from its
  * head being read to its response being written, with the fixed buckets of {@link SloBuckets}. {@code route} is
- * a bounded template, never the raw path: {@code /api/rooms/{room}/messages}, {@code /health}, a OneBot path,
- * {@code /telegram/{bot}/webhook}, a module's route as it registered it, and {@code UNKNOWN} for a path no
+ * a bounded template, never the raw path: {@code /api/rooms/{room}/messages}, {@code /health}, a platform's mounted path as it
+ * named it ({@code /telegram/{bot}/webhook}), a module's route as it registered it, and {@code UNKNOWN} for a path no
  * route serves (404) or a request refused before it was routed (malformed, oversized, missing token).
  * {@code method} is one of the seven common methods or {@code OTHER}.
  *
@@ -46,7 +46,6 @@ final class RequestTimers {
     final RouteTimers admin;
     final RouteTimers console;
     final RouteTimers root;
-    final RouteTimers telegram;
 
     RequestTimers(MeterRegistry registry) {
         this.registry = registry;
@@ -61,7 +60,6 @@ final class RequestTimers {
         this.admin = route("/api/admin/**");
         this.console = route("/console/{file}");
         this.root = route("/");
-        this.telegram = route("/telegram/{bot}/webhook");
     }
 
     /** The timers of {@code template}, a bounded route template; {@link #unknown}'s once {@link #MAX_ROUTES} are kept. */

@@ -18,7 +18,9 @@ enum Route {
     /** The browser console's page and files ({@link ConsoleAssets}). */
     CONSOLE("console"),
     /** {@code /api/admin/*} ({@link AdminApi}). */
-    ADMIN("admin");
+    ADMIN("admin"),
+    /** A platform's mounted route ({@link Mounts}): a OneBot intake, a Telegram webhook. */
+    PLATFORM("platform");
 
     final String label;
 

@@ -1,15 +1,15 @@
 package dev.pulsebus.server;
 
-import dev.pulsebus.adapter.SectionReader;
-import dev.pulsebus.adapter.WriteLimit;
+import dev.pulsebus.netty.WriteLimit;
 import dev.pulsebus.cluster.ClusterSettings;
 import dev.pulsebus.config.Config;
 import dev.pulsebus.config.ConfigException;
 import dev.pulsebus.config.ConfigSnapshot;
 import dev.pulsebus.config.Secret;
 import java.nio.file.Path;
-import dev.pulsebus.onebot.OneBotSettings;
-import dev.pulsebus.telegram.TelegramSettings;
+import dev.pulsebus.config.Section;
+import dev.pulsebus.platform.PlatformProvider;
+import dev.pulsebus.platform.PlatformSection;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,8 +31,8 @@ public record ServerConfig(
         String instance, boolean metricsEnabled,
         Path dataDir, String jdbcUrl, String username, Secret password, String synchronous, long cacheSize,
         int keepPerChat, int maxAgeDays, int slowHandlerMs,
-        Path modulesDir, Map<String, Map<String, String>> modules, List<OneBotSettings> onebot,
-        @Nullable TelegramSettings telegram, ClusterSettings cluster, @Nullable Path file, int moduleLoadTimeoutMs,
+        Path modulesDir, Map<String, Map<String, String>> modules, List<PlatformSection<?>> platforms,
+        ClusterSettings cluster, @Nullable Path file, int moduleLoadTimeoutMs,
         int busStallMs) {
 
     /** This configuration with its modules folder at {@code dir} (no setting names it: it is {@code modules}). */
@@ -40,8 +40,8 @@ public record ServerConfig(
         return new ServerConfig(host, port, token, maxBodyBytes, maxHeaderBytes, maxConnections, requestTimeoutMs,
                 maxPendingMessages, maxPollTimeoutMs, shutdownTimeoutMs, adminToken, allowedHosts, maxConnectionsPerClient,
                 maxPendingWriteBytes, instance, metricsEnabled, dataDir, jdbcUrl,
-                username, password, synchronous, cacheSize, keepPerChat, maxAgeDays, slowHandlerMs, dir, modules, onebot,
-                telegram, cluster, file, moduleLoadTimeoutMs, busStallMs);
+                username, password, synchronous, cacheSize, keepPerChat, maxAgeDays, slowHandlerMs, dir, modules, platforms,
+                cluster, file, moduleLoadTimeoutMs, busStallMs);
     }
 
     /** {@code server.max_connections_per_client} when not set: a few browsers' worth, well under the global cap. */
@@ -59,9 +59,25 @@ public record ServerConfig(
             "cluster", ClusterSettings.KEYS,
             "modules", Set.of("load_timeout_ms"), // and each module's own section, [modules.<id>]
             "adapters", Set.of());
-    /** The adapters' sections, {@code [adapters.onebot11]} and {@code [adapters.onebot12]}, by OneBot version. */
-    private static final Map<String, Integer> ADAPTERS = Map.of("onebot11", 11, "onebot12", 12);
-    private static final String TELEGRAM = "telegram";
+    /** The platforms on the class path, by their sections' names ({@code [adapters.<name>]}). */
+    private static Map<String, PlatformProvider<?>> platformProviders() {
+        return PlatformSection.installed(ServerConfig.class.getClassLoader());
+    }
+
+    /** The settings of the platform sections configured whose settings are of {@code type}, in their sections' order. */
+    public <S extends dev.pulsebus.platform.PlatformSettings> List<S> platformSettings(Class<S> type) {
+        return platforms.stream().map(PlatformSection::settings).filter(type::isInstance).map(type::cast).toList();
+    }
+
+    /** The platform section {@code name} ({@code onebot11}) read, or null when none is configured. */
+    public @Nullable PlatformSection<?> platform(String name) {
+        for (PlatformSection<?> p : platforms) {
+            if (p.provider().name().equals(name)) {
+                return p;
+            }
+        }
+        return null;
+    }
     /** Defaults only (no file). */
     public static ServerConfig defaults() {
         return from(Config.empty().snapshot(), "defaults", null);
@@ -75,14 +91,15 @@ public record ServerConfig(
      */
     public static ServerConfig load(@Nullable Path file, boolean optional, Map<String, String> env) {
         List<String> errors = new ArrayList<>();
+        Map<String, PlatformProvider<?>> providers = platformProviders();
         for (String name : new TreeSet<>(env.keySet())) {
             String key = Config.keyOf(name);
             if (key != null && key.startsWith("adapters.")) {
                 String rest = key.substring("adapters.".length());
                 int dot = rest.indexOf('.');
                 String adapter = dot < 0 ? "" : rest.substring(0, dot);
-                Set<String> keys = adapter.equals(TELEGRAM) ? TelegramSettings.KEYS
-                        : ADAPTERS.containsKey(adapter) ? OneBotSettings.KEYS : Set.of();
+                PlatformProvider<?> provider = providers.get(adapter);
+                Set<String> keys = provider == null ? Set.of() : provider.keys();
                 if (!keys.contains(rest.substring(dot + 1))) {
                     errors.add("environment variable " + name + " names no setting (" + key + ")");
                 }
@@ -136,7 +153,8 @@ public record ServerConfig(
     /** Reads every setting, adding each error to {@code errors}; throws them all at the end. */
     private static ServerConfig read(ConfigSnapshot snapshot, String source, @Nullable Path file, List<String> errors) {
         Map<String, Map<String, String>> modules = new LinkedHashMap<>();
-        Map<String, Map<String, String>> adapters = new LinkedHashMap<>();
+        Map<String, PlatformProvider<?>> providers = platformProviders();
+        Set<String> adapters = new java.util.TreeSet<>();
         for (String key : new TreeSet<>(snapshot.asMap().keySet())) {
             int dot = key.indexOf('.');
             String section = dot < 0 ? key : key.substring(0, dot);
@@ -160,14 +178,13 @@ public record ServerConfig(
             } else if (section.equals("adapters")) {
                 int cut = rest.indexOf('.');
                 String adapter = cut < 0 ? rest : rest.substring(0, cut);
-                if (!(ADAPTERS.containsKey(adapter) || adapter.equals(TELEGRAM)) || cut < 0) {
+                if (!providers.containsKey(adapter) || cut < 0) {
                     unknown(errors, where(snapshot, key, source), ": unknown section [adapters." + adapter
-                            + "]; known: adapters.onebot11, adapters.onebot12, adapters.telegram");
+                            + "]; known: " + (providers.isEmpty() ? "none (no platform is on the class path)"
+                            : String.join(", ", providers.keySet().stream().map(n -> "adapters." + n).toList())));
                     continue;
                 }
-                // text as it is: a token 0123 stays 0123 (an integer setting is parsed where it is read)
-                adapters.computeIfAbsent(adapter, a -> new LinkedHashMap<>())
-                        .put(rest.substring(cut + 1), snapshot.getString(key, ""));
+                adapters.add(adapter); // read by its provider below
             } else if (!keys.contains(rest)) {
                 unknown(errors, where(snapshot, key, source), ": unknown setting " + key + "; known in [" + section + "]: "
                         + String.join(", ", keys.stream().sorted().toList()));
@@ -189,27 +206,17 @@ public record ServerConfig(
             cluster.checkSharedStorage(jdbcUrl, clusterSource);
             return cluster;
         }, () -> cluster);
-        List<OneBotSettings> onebot = new ArrayList<>();
-        TelegramSettings telegram = null;
-        for (Map.Entry<String, Map<String, String>> e : adapters.entrySet()) { // keys checked above
-            String adapterSource = where(snapshot, "adapters." + e.getKey(), source);
-            if (e.getKey().equals(TELEGRAM)) {
-                telegram = r.check(() -> TelegramSettings.read(e.getValue(), adapterSource), () -> null);
-            } else {
-                OneBotSettings o = r.check(() -> OneBotSettings.read(ADAPTERS.getOrDefault(e.getKey(), 11),
-                        e.getValue(), adapterSource), () -> null);
-                if (o != null) {
-                    onebot.add(o);
-                }
+        String host = r.text("server", "host", "127.0.0.1");
+        PlatformProvider.Deployment deployment = new PlatformProvider.Deployment(cluster.enabled(), host);
+        List<PlatformSection<?>> platforms = new ArrayList<>();
+        for (String name : adapters) { // known: checked above
+            PlatformProvider<?> provider = java.util.Objects.requireNonNull(providers.get(name));
+            PlatformSection<?> p = r.check(() -> PlatformSection.read(provider,
+                    Section.of(snapshot, "adapters." + name, provider.keys(), source), deployment), () -> null);
+            if (p != null) {
+                platforms.add(p);
             }
         }
-        TelegramSettings tg = telegram;
-        String host = r.text("server", "host", "127.0.0.1");
-        r.check(() -> {
-            checkClusterPlatforms(cluster, onebot, tg, clusterSource);
-            OneBotSettings.checkIntake(onebot, host, where(snapshot, "server.host", source));
-            return cluster;
-        }, () -> cluster);
         ServerConfig built = new ServerConfig(
                 host,
                 r.integer("server", "port", 8080, 0, 65535),
@@ -239,7 +246,7 @@ public record ServerConfig(
                 Path.of("modules"),
                 modules.entrySet().stream().collect(java.util.stream.Collectors.toUnmodifiableMap(
                         Map.Entry::getKey, e -> Map.copyOf(e.getValue()))),
-                List.copyOf(onebot), telegram, cluster, file,
+                List.copyOf(platforms), cluster, file,
                 r.integer("modules", "load_timeout_ms", 10_000, 1, 3_600_000),
                 r.integer("bus", "stall_ms", 10_000, 0, 3_600_000));
         if (!errors.isEmpty()) {
@@ -248,42 +255,13 @@ public record ServerConfig(
         return built;
     }
 
-    /**
-     * In a cluster, a platform's events are handled by whichever instance holds their chat, and its replies leave
-     * from there: refuses the modes where only the receiving instance could answer, or where several instances
-     * would fight over one bot.
-     */
-    private static void checkClusterPlatforms(ClusterSettings cluster, List<OneBotSettings> onebot,
-                                              @Nullable TelegramSettings telegram, String source) {
-        if (!cluster.enabled()) {
-            return;
-        }
-        if (telegram != null && telegram.enabled() && telegram.mode() == TelegramSettings.Mode.POLLING) {
-            throw new ConfigException(source + ": cluster.enabled with adapters.telegram mode = \"polling\": Telegram "
-                    + "answers one getUpdates per bot at a time, so several instances would take turns failing; use "
-                    + "mode = \"webhook\" with webhook_url pointing at your load balancer (see docs/CLUSTER.md)");
-        }
-        if (telegram != null && telegram.enabled() && telegram.webhookSecret().isEmpty()) {
-            throw new ConfigException(source + ": cluster.enabled with adapters.telegram and no webhook_secret: each "
-                    + "instance would draw a secret of its own and refuse the posts made with another's; set "
-                    + "webhook_secret (1 to 256 of A-Z a-z 0-9 _ -) to one value for all instances");
-        }
-        for (OneBotSettings o : onebot) {
-            if (o.enabled() && o.mode() == dev.pulsebus.onebot.Mode.HTTP && o.url().isEmpty()) {
-                throw new ConfigException(source + ": cluster.enabled with adapters.onebot" + o.version()
-                        + " mode = \"http\" needs url (the implementation's HTTP API): in a cluster the instance that "
-                        + "handles an event is not the one that answers its POST, so replies cannot be quick operations");
-            }
-        }
-    }
-
     /** This config with the command line's overrides. */
     ServerConfig with(@Nullable Integer port, @Nullable Path dataDir) {
         return new ServerConfig(host, port != null ? port : this.port, token, maxBodyBytes, maxHeaderBytes,
                 maxConnections, requestTimeoutMs, maxPendingMessages, maxPollTimeoutMs, shutdownTimeoutMs, adminToken,
                 allowedHosts, maxConnectionsPerClient, maxPendingWriteBytes, instance, metricsEnabled,
                 dataDir != null ? dataDir : this.dataDir, jdbcUrl, username, password, synchronous, cacheSize,
-                keepPerChat, maxAgeDays, slowHandlerMs, modulesDir, modules, onebot, telegram, cluster, file,
+                keepPerChat, maxAgeDays, slowHandlerMs, modulesDir, modules, platforms, cluster, file,
                 moduleLoadTimeoutMs, busStallMs);
     }
 
@@ -338,7 +316,7 @@ public record ServerConfig(
         /** A list of host names: a TOML array of strings, or (from the environment) names separated by commas. */
         List<String> hosts(String section, String key) {
             try {
-                return SectionReader.strings(text(section, key, "")).stream()
+                return Section.strings(text(section, key, "")).stream()
                         .map(h -> h.toLowerCase(java.util.Locale.ROOT)).toList();
             } catch (IllegalArgumentException e) {
                 errors.add(where(section, key) + ": " + section + "." + key + " " + e.getMessage());

@@ -1,7 +1,6 @@
 package dev.pulsebus.server;
 
-import dev.pulsebus.adapter.WriteLimit;
-import dev.pulsebus.onebot.OneBotSettings;
+import dev.pulsebus.netty.WriteLimit;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -41,8 +40,8 @@ import org.jspecify.annotations.Nullable;
  * {@code max_connections} or {@code max_connections_per_client}, a few slots kept for health probes),
  * {@link Linger} (close without a reset after a refusal), the HTTP codec (request line and header limits),
  * {@link InOrder} (one request at a time, answered in order), {@link RequestTimers.Timing} (times each request), {@link RequestTimeout} (close clients that do not finish a request in time), {@link BodyLimit}
- * (aggregates the body, 413 past {@code max_body_bytes}; {@code max_frame_bytes} on OneBot's paths), then the
- * {@link HttpHandler}. A OneBot reverse WebSocket replaces the HTTP handlers after its upgrade.
+ * (aggregates the body, 413 past {@code max_body_bytes}, or a platform's own limit on its paths), then the
+ * {@link HttpHandler}. A platform's WebSocket ({@link Mounts}) replaces the HTTP handlers after its upgrade.
  */
 final class ServerInitializer extends ChannelInitializer<SocketChannel> {
 
@@ -55,14 +54,13 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     /** The backpressure counts of every connection accepted. */
     final WriteLimit.Counts writes = new WriteLimit.Counts();
 
-    /** The largest body a OneBot adapter takes on its paths ({@code max_frame_bytes}); 0 when none is enabled. */
-    private final int onebotBodyBytes;
+    /** The platforms' mounted paths, some of which take larger bodies than the server's limit. */
+    private final Mounts mounts;
 
-    ServerInitializer(ServerConfig config, HttpHandler handler, RequestTimers timers) {
+    ServerInitializer(ServerConfig config, HttpHandler handler, RequestTimers timers, Mounts mounts) {
         this.timers = timers;
         this.config = config;
-        this.onebotBodyBytes = config.onebot().stream().filter(OneBotSettings::enabled)
-                .mapToInt(OneBotSettings::maxFrameBytes).max().orElse(0);
+        this.mounts = mounts;
         this.limit = new ConnectionLimit(config.maxConnections(), config.maxConnectionsPerClient(),
                 config.requestTimeoutMs());
         this.handler = handler;
@@ -84,8 +82,8 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
                 .addLast("timeout", new RequestTimeout(config.requestTimeoutMs()))
                 .addLast("body", new BodyLimit(config.maxBodyBytes()))
                 .addLast("handler", handler);
-        if (onebotBodyBytes > config.maxBodyBytes()) {
-            ch.pipeline().addBefore("body", "onebot-body", new OneBotBodyLimit(onebotBodyBytes, config.maxBodyBytes()));
+        if (mounts.maxBodyBytes() > config.maxBodyBytes()) {
+            ch.pipeline().addBefore("body", "mount-body", new MountBodyLimit(mounts, config.maxBodyBytes()));
         }
     }
 
@@ -388,27 +386,30 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     }
 
     /**
-     * Events a OneBot implementation posts to {@code /onebot/...} may be as large as its
-     * {@code max_frame_bytes} (1 MiB), past the chat API's {@code max_body_bytes}: each request gets the limit
-     * of its own path, the aggregator swapped between requests when the kind of path changes (an
-     * implementation posts on connections of its own, so in practice once). Event-loop confined.
+     * Events a platform's peer posts to a mounted path may be as large as the platform allows (a OneBot
+     * implementation's, {@code max_frame_bytes}, 1 MiB), past the chat API's {@code max_body_bytes}: each
+     * request gets the limit of its own path, the aggregator swapped between requests when the limit changes
+     * (an implementation posts on connections of its own, so in practice once). Event-loop confined.
      */
-    static final class OneBotBodyLimit extends ChannelInboundHandlerAdapter {
-        private final int onebotBytes;
-        private final int otherBytes;
-        private boolean onebot;
+    static final class MountBodyLimit extends ChannelInboundHandlerAdapter {
+        private final Mounts mounts;
+        private final int serverBytes;
+        private int current;
 
-        OneBotBodyLimit(int onebotBytes, int otherBytes) {
-            this.onebotBytes = onebotBytes;
-            this.otherBytes = otherBytes;
+        MountBodyLimit(Mounts mounts, int serverBytes) {
+            this.mounts = mounts;
+            this.serverBytes = serverBytes;
+            this.current = serverBytes;
         }
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            if (msg instanceof io.netty.handler.codec.http.HttpRequest req
-                    && req.uri().startsWith("/onebot/") != onebot && ctx.pipeline().get("body") != null) {
-                onebot = !onebot; // the previous request is through the aggregator: it holds nothing now
-                ctx.pipeline().replace("body", "body", new BodyLimit(onebot ? onebotBytes : otherBytes));
+            if (msg instanceof io.netty.handler.codec.http.HttpRequest req && ctx.pipeline().get("body") != null) {
+                int limit = mounts.maxBodyBytes(req.uri(), serverBytes);
+                if (limit != current) {
+                    current = limit; // the previous request is through the aggregator: it holds nothing now
+                    ctx.pipeline().replace("body", "body", new BodyLimit(limit));
+                }
             }
             ctx.fireChannelRead(msg);
         }

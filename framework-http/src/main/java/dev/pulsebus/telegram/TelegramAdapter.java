@@ -14,13 +14,10 @@ import dev.pulsebus.pipeline.Adapter;
 import dev.pulsebus.pipeline.ChatLanes;
 import dev.pulsebus.pipeline.Inbound;
 import dev.pulsebus.pipeline.OutboundMessage;
+import dev.pulsebus.platform.HttpExchange;
+import dev.pulsebus.platform.HttpRoutes;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpUtil;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -66,7 +63,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Webhook</b> ({@link TelegramSettings.Mode#WEBHOOK}): {@code setWebhook} at start (retried with the
  * same backoff until it works), then Telegram POSTs updates to {@code /telegram/<bot id>/webhook} on the
- * server's port ({@link #route}); a wrong or missing {@code X-Telegram-Bot-Api-Secret-Token} is answered 401,
+ * server's port, mounted through the platform SPI ({@link #mount}); a wrong or missing {@code X-Telegram-Bot-Api-Secret-Token} is answered 401,
  * and runs nothing. There is always a secret: without {@code webhook_secret} one is drawn at random at start
  * and given to {@code setWebhook} (a bot id is public; a webhook taking posts without one would run anyone's),
  * and the answer 200 is written only once the update has been through the pipeline (Telegram posts it again
@@ -75,7 +72,7 @@ import org.slf4j.LoggerFactory;
  * <p>Updates become events as {@code UpdateDecoder} says; an update that cannot be read is counted
  * ({@code pulsebus_telegram_bad_updates_total}), warned, and passed over (its offset confirmed).
  */
-public final class TelegramAdapter implements Adapter {
+public final class TelegramAdapter implements Adapter, dev.pulsebus.platform.Platform {
 
     static final String KV_NAMESPACE = "telegram";
     static final String PATH = "/telegram/";
@@ -298,6 +295,7 @@ public final class TelegramAdapter implements Adapter {
     }
 
     /** {@code telegram:<bot id>} of each bot to whether it works: its last Bot API call (or webhook setup) worked. */
+    @Override
     public Map<String, Boolean> health() {
         Map<String, Boolean> out = new LinkedHashMap<>();
         for (Bot bot : bots.values()) {
@@ -307,6 +305,7 @@ public final class TelegramAdapter implements Adapter {
     }
 
     /** Changes whenever {@link #health()} may have. */
+    @Override
     public long healthState() {
         long state = 0;
         for (Bot bot : bots.values()) {
@@ -579,53 +578,53 @@ public final class TelegramAdapter implements Adapter {
     // ------------------------------------------------------------------ webhook
 
     /**
-     * Handles a request under {@code /telegram/}: an update posted to {@code /telegram/<bot id>/webhook};
-     * false when {@code path} is not one of its bots'. Runs on the connection's I/O thread; the update goes
-     * through the pipeline on a virtual thread, which then answers 200.
+     * Mounts each bot's webhook, {@code /telegram/<bot id>/webhook}, on {@code routes}; in polling mode none (a
+     * polling bot needs no HTTP server).
      */
-    public boolean route(ChannelHandlerContext ctx, FullHttpRequest request, String path) {
-        if (!path.startsWith(PATH) || !path.endsWith("/webhook")) {
-            return false;
-        }
-        Bot bot = bots.get(path.substring(PATH.length(), path.length() - "/webhook".length()));
-        if (bot == null) {
-            return false;
-        }
+    void mount(HttpRoutes routes) {
         if (settings.mode() != TelegramSettings.Mode.WEBHOOK) {
-            Webhook.answer(ctx, request, HttpResponseStatus.NOT_FOUND, "bot " + bot.id + " polls; no webhook is set");
-            return true;
+            return;
         }
-        if (!request.method().equals(HttpMethod.POST)) {
-            Webhook.answer(ctx, request, HttpResponseStatus.METHOD_NOT_ALLOWED, "POST an update");
-            return true;
+        for (Bot bot : bots.values()) {
+            routes.route(PATH + bot.id + "/webhook", PATH + "{bot}/webhook", exchange -> webhook(bot, exchange));
         }
-        if (!webhookSecret.matches(request.headers().get(Webhook.SECRET_HEADER))) {
+    }
+
+    /**
+     * An update posted to a bot's webhook. Runs on the connection's I/O thread; the update goes through the
+     * pipeline on a virtual thread, which then answers 200.
+     */
+    private void webhook(Bot bot, HttpExchange request) {
+        if (!request.method().equals("POST")) {
+            Webhook.answer(request, 405, "POST an update");
+            return;
+        }
+        if (!webhookSecret.matches(request.header(Webhook.SECRET_HEADER))) {
             metrics.webhookRefused.increment();
-            Webhook.answer(ctx, request, HttpResponseStatus.UNAUTHORIZED, "wrong or missing " + Webhook.SECRET_HEADER);
-            return true;
+            Webhook.answer(request, 401, "wrong or missing " + Webhook.SECRET_HEADER);
+            return;
         }
         Event event;
         UpdateDecoder decoder = UpdateDecoder.forThisThread(); // on the I/O thread: one decoder per thread, reused
         try {
-            event = decoder.decode(request.content(), bot.id, bot.username, clock.instant());
+            event = decoder.decode(io.netty.buffer.Unpooled.wrappedBuffer(request.body()), bot.id, bot.username,
+                    clock.instant());
         } catch (IOException e) {
             metrics.bad(TelegramMetrics.Bad.NOT_JSON, "a posted body that is not a JSON object");
-            Webhook.answer(ctx, request, HttpResponseStatus.BAD_REQUEST, "the body is not a JSON object");
-            return true;
+            Webhook.answer(request, 400, "the body is not a JSON object");
+            return;
         } catch (IllegalArgumentException | NullPointerException e) {
             metrics.bad(TelegramMetrics.Bad.INVALID, e.getMessage() == null ? e.toString() : e.getMessage());
-            Webhook.ok(ctx, HttpUtil.isKeepAlive(request)); // taken no further; posting it again would not help
-            return true;
+            Webhook.ok(request); // taken no further; posting it again would not help
+            return;
         }
         String type = decoder.type();
-        boolean keepAlive = HttpUtil.isKeepAlive(request);
         work.execute(() -> {
             try {
                 accept(type, event);
             } finally {
-                Webhook.ok(ctx, keepAlive);
+                Webhook.ok(request);
             }
         });
-        return true;
     }
 }

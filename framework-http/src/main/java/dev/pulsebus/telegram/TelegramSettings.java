@@ -2,7 +2,7 @@ package dev.pulsebus.telegram;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.pulsebus.adapter.SectionReader;
+import dev.pulsebus.config.Section;
 import dev.pulsebus.config.ConfigException;
 import dev.pulsebus.config.Secret;
 import dev.pulsebus.internal.Json;
@@ -28,7 +28,26 @@ import java.util.Set;
  * @param pollTimeoutSeconds {@code getUpdates}'s {@code timeout}
  */
 public record TelegramSettings(boolean enabled, Mode mode, List<Secret> tokens, String apiUrl, String webhookUrl,
-                               Secret webhookSecret, int pollTimeoutSeconds) {
+                               Secret webhookSecret, int pollTimeoutSeconds)
+        implements dev.pulsebus.platform.PlatformSettings {
+
+    /** In webhook mode, the host of {@code webhook_url}: Telegram posts to it (a proxy passes it on). */
+    @Override
+    public Set<String> hostNames() {
+        if (!enabled || mode != Mode.WEBHOOK) {
+            return Set.of();
+        }
+        try {
+            String host = new java.net.URI(webhookUrl).getHost();
+            if (host == null) {
+                return Set.of();
+            }
+            String h = host.toLowerCase(java.util.Locale.ROOT);
+            return Set.of(h.startsWith("[") && h.endsWith("]") ? h.substring(1, h.length() - 1) : h);
+        } catch (java.net.URISyntaxException e) {
+            return Set.of();
+        }
+    }
 
     /** The keys a section may hold. */
     public static final Set<String> KEYS = Set.of("enabled", "mode", "token", "api_url", "webhook_url",
@@ -114,17 +133,25 @@ public record TelegramSettings(boolean enabled, Mode mode, List<Secret> tokens, 
      * @throws ConfigException naming the setting that is unknown or wrong
      */
     public static TelegramSettings read(Map<String, String> keys, String source) {
-        SectionReader r = new SectionReader("adapters.telegram", keys, KEYS, source);
+        return read(Section.of("adapters.telegram", keys, Map.of(), KEYS, source));
+    }
+
+    /**
+     * Reads section {@code adapters.telegram}.
+     *
+     * @throws ConfigException naming the setting that is unknown or wrong, and where it is set
+     */
+    public static TelegramSettings read(Section r) {
         boolean enabled = r.bool("enabled", true);
         String modeText = r.text("mode", "polling").trim();
         Mode mode = switch (modeText) {
             case "polling" -> Mode.POLLING;
             case "webhook" -> Mode.WEBHOOK;
-            default -> throw r.error("mode must be \"polling\" or \"webhook\", was \"" + modeText + "\"");
+            default -> throw r.error("mode", "mode must be \"polling\" or \"webhook\", was \"" + modeText + "\"");
         };
         List<Secret> tokens = tokens(r);
         if (enabled && tokens.isEmpty()) {
-            throw r.error("token is empty: set it to the token BotFather gave (or PULSEBUS_ADAPTERS_TELEGRAM__TOKEN), "
+            throw r.error("token", "token is empty: set it to the token BotFather gave (or PULSEBUS_ADAPTERS_TELEGRAM__TOKEN), "
                     + "or enabled = false");
         }
         String apiUrl = r.text("api_url", DEFAULT_API_URL).strip();
@@ -132,13 +159,13 @@ public record TelegramSettings(boolean enabled, Mode mode, List<Secret> tokens, 
         String webhookUrl = r.text("webhook_url", "").strip();
         if (mode == Mode.WEBHOOK) {
             if (webhookUrl.isEmpty()) {
-                throw r.error("webhook_url is empty: webhook mode needs the public URL Telegram calls");
+                throw r.error("webhook_url", "webhook_url is empty: webhook mode needs the public URL Telegram calls");
             }
             r.url("webhook_url", webhookUrl, HTTP, "needs http(s)://host", "");
         }
         String secret = r.text("webhook_secret", "");
         if (!secret.matches("[A-Za-z0-9_-]{0,256}")) {
-            throw r.error("webhook_secret may hold 1 to 256 of A-Z, a-z, 0-9, _ and - (the Bot API's secret_token)");
+            throw r.error("webhook_secret", "webhook_secret may hold 1 to 256 of A-Z, a-z, 0-9, _ and - (the Bot API's secret_token)");
         }
         return new TelegramSettings(enabled, mode, tokens, apiUrl, webhookUrl, Secret.of(secret),
                 DEFAULT_POLL_TIMEOUT_SECONDS);
@@ -149,12 +176,12 @@ public record TelegramSettings(boolean enabled, Mode mode, List<Secret> tokens, 
      * gives them), or a TOML array of strings ({@code token = ["1:a", "2:b"]}, which the file hands over as
      * its JSON text). A bot id given twice is an error: each bot is one {@code Self}.
      */
-    private static List<Secret> tokens(SectionReader r) {
+    private static List<Secret> tokens(Section r) {
         List<String> given;
         try {
-            given = SectionReader.strings(r.text("token", ""));
+            given = Section.strings(r.text("token", ""));
         } catch (IllegalArgumentException e) {
-            throw r.error("token " + String.valueOf(e.getMessage()).replace("a text", "a bot token"));
+            throw r.error("token", "token " + String.valueOf(e.getMessage()).replace("a text", "a bot token"));
         }
         List<Secret> tokens = new ArrayList<>();
         Set<String> ids = new HashSet<>();
@@ -165,10 +192,10 @@ public record TelegramSettings(boolean enabled, Mode mode, List<Secret> tokens, 
             }
             String id = botId(token);
             if (id.isEmpty()) {
-                throw r.error("token is not a bot token (<bot id>:<secret>, as BotFather gives it)");
+                throw r.error("token", "token is not a bot token (<bot id>:<secret>, as BotFather gives it)");
             }
             if (!ids.add(id)) {
-                throw r.error("token names bot " + id + " twice");
+                throw r.error("token", "token names bot " + id + " twice");
             }
             tokens.add(Secret.of(token));
         }

@@ -1,17 +1,7 @@
 package dev.pulsebus.telegram;
 
 import dev.pulsebus.internal.Json;
-import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
-import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.HttpVersion;
+import dev.pulsebus.platform.HttpExchange;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.Base64;
@@ -33,25 +23,13 @@ final class Webhook {
         return Base64.getUrlEncoder().withoutPadding().encodeToString(bits);
     }
 
-    static void ok(ChannelHandlerContext ctx, boolean keepAlive) {
-        write(ctx, HttpResponseStatus.OK, OK, keepAlive);
+    static void ok(HttpExchange exchange) {
+        exchange.respond(200, "application/json", OK);
     }
 
-    static void answer(ChannelHandlerContext ctx, FullHttpRequest request, HttpResponseStatus status, String why) {
-        byte[] body = Json.MAPPER.createObjectNode().put("ok", false).put("error_code", status.code())
+    static void answer(HttpExchange exchange, int status, String why) {
+        byte[] body = Json.MAPPER.createObjectNode().put("ok", false).put("error_code", status)
                 .put("description", why).toString().getBytes(StandardCharsets.UTF_8);
-        write(ctx, status, body, HttpUtil.isKeepAlive(request));
-    }
-
-    private static void write(ChannelHandlerContext ctx, HttpResponseStatus status, byte[] body, boolean keepAlive) {
-        FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(body));
-        r.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
-                .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-        if (keepAlive) {
-            r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
-            ctx.writeAndFlush(r);
-        } else {
-            ctx.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
-        }
+        exchange.respond(status, "application/json", body);
     }
 }

@@ -134,7 +134,7 @@ class OneBotClusterTest {
             assertThat(TestCluster.metric(servers.get(0), "pulsebus_onebot_relayed_total", "direction=\"in\""))
                     .isEqualTo(relayed);
 
-            OneBotActions onB = servers.get(1).onebot().get(0).actions(Long.toString(Fixtures.SELF));
+            OneBotActions onB = servers.get(1).adapters(OneBotAdapter.class).get(0).actions(Long.toString(Fixtures.SELF));
             assertThat(onB.getLoginInfo().toCompletableFuture().get(10, TimeUnit.SECONDS).path("nickname").asText())
                     .isEqualTo("PulseBus");
             assertThat(fake.next().action()).isEqualTo("get_login_info");
@@ -145,7 +145,7 @@ class OneBotClusterTest {
                         assertThat(e.retcode()).isEqualTo(100);
                         assertThat(e.getMessage()).contains("get_group_info", "group not found", "on instance a");
                     });
-            OneBotActions nowhere = servers.get(1).onebot().get(0).actions("424242");
+            OneBotActions nowhere = servers.get(1).adapters(OneBotAdapter.class).get(0).actions("424242");
             assertThatThrownBy(() -> nowhere.getLoginInfo().toCompletableFuture().get(1, TimeUnit.SECONDS))
                     .as("refused at once, not after action_timeout_ms").cause()
                     .isInstanceOfSatisfying(OneBotActionException.class, e -> {

@@ -35,15 +35,15 @@ class OneBotConfigTest {
                 [adapters.onebot12]
                 mode = "http"
                 """, Map.of());
-        assertThat(c.onebot()).hasSize(2);
-        OneBotSettings v11 = c.onebot().stream().filter(s -> s.version() == 11).findFirst().orElseThrow();
+        assertThat(c.platformSettings(OneBotSettings.class)).hasSize(2);
+        OneBotSettings v11 = c.platformSettings(OneBotSettings.class).stream().filter(s -> s.version() == 11).findFirst().orElseThrow();
         assertThat(v11.mode()).isEqualTo(Mode.FORWARD_WS);
         assertThat(v11.url()).isEqualTo("ws://127.0.0.1:3001");
         assertThat(v11.accessToken().reveal()).isEqualTo("abc");
         assertThat(v11.toString()).as("printed masked").doesNotContain("abc").contains("accessToken=****");
         assertThat(v11.actionTimeoutMs()).isEqualTo(2500);
         assertThat(v11.maxFrameBytes()).isEqualTo(1024 * 1024);
-        OneBotSettings v12 = c.onebot().stream().filter(s -> s.version() == 12).findFirst().orElseThrow();
+        OneBotSettings v12 = c.platformSettings(OneBotSettings.class).stream().filter(s -> s.version() == 12).findFirst().orElseThrow();
         assertThat(v12.mode()).isEqualTo(Mode.HTTP);
         assertThat(v12.actionTimeoutMs()).isEqualTo(10_000);
     }
@@ -53,8 +53,8 @@ class OneBotConfigTest {
         ServerConfig c = load("[adapters.onebot11]\nmode = \"reverse-ws\"\n",
                 Map.of("PULSEBUS_ADAPTERS_ONEBOT11__ACCESS_TOKEN", "0123",
                         "PULSEBUS_ADAPTERS_ONEBOT11__ACTION_TIMEOUT_MS", "700"));
-        assertThat(c.onebot().get(0).accessToken().reveal()).isEqualTo("0123");
-        assertThat(c.onebot().get(0).actionTimeoutMs()).isEqualTo(700);
+        assertThat(c.platformSettings(OneBotSettings.class).get(0).accessToken().reveal()).isEqualTo("0123");
+        assertThat(c.platformSettings(OneBotSettings.class).get(0).actionTimeoutMs()).isEqualTo(700);
     }
 
     @Test
@@ -76,11 +76,11 @@ class OneBotConfigTest {
         String shipped = Files.readString(Path.of("..", "config", "pulsebus.toml"));
         assertThat(shipped).contains("# [adapters.onebot11]").contains("# [adapters.onebot12]");
         ServerConfig c = ServerConfig.load(Path.of("..", "config", "pulsebus.toml"), false, Map.of());
-        assertThat(c.onebot()).isEmpty();
+        assertThat(c.platformSettings(OneBotSettings.class)).isEmpty();
         String onebot = shipped.substring(0, shipped.indexOf("\n# Telegram")); // its own section, its own test
         String uncommented = onebot.replaceAll("(?m)^# (\\[adapters|enabled|mode|url|access_token|secret|"
                 + "action_timeout_ms|max_frame_bytes)", "$1");
-        assertThat(load(uncommented, Map.of()).onebot()).hasSize(2);
+        assertThat(load(uncommented, Map.of()).platformSettings(OneBotSettings.class)).hasSize(2);
     }
 
     @Test
@@ -91,13 +91,13 @@ class OneBotConfigTest {
                 .hasMessageContaining("allow_anonymous = true");
         assertThatThrownBy(() -> load("[server]\nhost = \"0.0.0.0\"\n[adapters.onebot12]\nmode = \"http\"\n", Map.of()))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("adapters.onebot12");
-        assertThat(load("[server]\nhost = \"0.0.0.0\"\n" + section + "allow_anonymous = true\n", Map.of()).onebot().get(0)
+        assertThat(load("[server]\nhost = \"0.0.0.0\"\n" + section + "allow_anonymous = true\n", Map.of()).platformSettings(OneBotSettings.class).get(0)
                 .allowAnonymous()).isTrue();
-        assertThat(load("[server]\nhost = \"0.0.0.0\"\n" + section + "access_token = \"t\"\n", Map.of()).onebot()).hasSize(1);
-        assertThat(load("[server]\nhost = \"0.0.0.0\"\n[adapters.onebot11]\nmode = \"forward-ws\"\n", Map.of()).onebot())
+        assertThat(load("[server]\nhost = \"0.0.0.0\"\n" + section + "access_token = \"t\"\n", Map.of()).platformSettings(OneBotSettings.class)).hasSize(1);
+        assertThat(load("[server]\nhost = \"0.0.0.0\"\n[adapters.onebot11]\nmode = \"forward-ws\"\n", Map.of()).platformSettings(OneBotSettings.class))
                 .as("forward-ws serves nothing on the port").hasSize(1);
-        assertThat(load("[server]\nhost = \"127.0.0.1\"\n" + section, Map.of()).onebot()).hasSize(1);
-        assertThat(load("[server]\nhost = \"::1\"\n" + section, Map.of()).onebot()).hasSize(1);
-        assertThat(load("[server]\nhost = \"localhost\"\n" + section, Map.of()).onebot()).hasSize(1);
+        assertThat(load("[server]\nhost = \"127.0.0.1\"\n" + section, Map.of()).platformSettings(OneBotSettings.class)).hasSize(1);
+        assertThat(load("[server]\nhost = \"::1\"\n" + section, Map.of()).platformSettings(OneBotSettings.class)).hasSize(1);
+        assertThat(load("[server]\nhost = \"localhost\"\n" + section, Map.of()).platformSettings(OneBotSettings.class)).hasSize(1);
     }
 }

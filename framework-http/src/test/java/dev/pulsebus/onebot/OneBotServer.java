@@ -49,7 +49,7 @@ final class OneBotServer implements AutoCloseable {
     }
 
     OneBotAdapter adapter() {
-        return server.onebot().get(0);
+        return server.adapters(OneBotAdapter.class).get(0);
     }
 
     String get(String path) throws Exception {

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pulsebus.config.ConfigException;
+import dev.pulsebus.telegram.TelegramSettings;
+import dev.pulsebus.onebot.OneBotSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -87,7 +89,7 @@ class ServerConfigTest {
         assertThat(c.adminToken().reveal()).isEqualTo("0042");
         assertThat(c.allowedHosts()).containsExactly("bot.example.com", ".corp.example");
         assertThat(c.maxConnectionsPerClient()).isEqualTo(16);
-        assertThat(c.onebot().get(0).allowedOrigins()).containsExactly("https://panel.example");
+        assertThat(c.platformSettings(OneBotSettings.class).get(0).allowedOrigins()).containsExactly("https://panel.example");
         assertThat(ServerConfig.load(f, false, Map.of("PULSEBUS_SERVER_ALLOWED_HOSTS", "a.example, b.example"))
                 .allowedHosts()).containsExactly("a.example", "b.example");
         assertThatThrownBy(() -> ServerConfig.load(write("[server]\nallowed_hosts = [1]\n"), false, Map.of()))
@@ -170,18 +172,18 @@ class ServerConfigTest {
                 .hasMessageContaining("mode = \"polling\"").hasMessageContaining("use mode = \"webhook\"");
         Path quick = write(cluster + "[adapters.onebot11]\nenabled = true\nmode = \"http\"\n");
         assertThatThrownBy(() -> ServerConfig.load(quick, false, Map.of())).isInstanceOf(ConfigException.class)
-                .hasMessageContaining("adapters.onebot11 mode = \"http\" needs url");
+                .hasMessageContaining("adapters.onebot11.url is empty with mode = \"http\" and cluster.enabled");
         Path noSecret = write(cluster + "[adapters.telegram]\nenabled = true\nmode = \"webhook\"\ntoken = \"1:a\"\n"
                 + "webhook_url = \"https://bot.example.com\"\n");
         assertThatThrownBy(() -> ServerConfig.load(noSecret, false, Map.of())).isInstanceOf(ConfigException.class)
-                .hasMessageContaining("no webhook_secret").hasMessageContaining("one value for all instances");
+                .hasMessageContaining("adapters.telegram.webhook_secret is empty").hasMessageContaining("one value for all instances");
         Path fine = write(cluster + "[adapters.telegram]\nenabled = true\nmode = \"webhook\"\ntoken = \"1:a\"\n"
                 + "webhook_url = \"https://bot.example.com\"\nwebhook_secret = \"s\"\n[adapters.onebot11]\nenabled = true\nmode = \"http\"\n"
                 + "url = \"http://127.0.0.1:5700\"\n[adapters.onebot12]\nenabled = true\nmode = \"forward-ws\"\n"
                 + "url = \"ws://127.0.0.1:6700\"\n");
-        assertThat(ServerConfig.load(fine, false, Map.of()).onebot()).hasSize(2);
+        assertThat(ServerConfig.load(fine, false, Map.of()).platformSettings(OneBotSettings.class)).hasSize(2);
         Path alone = write("[adapters.telegram]\nenabled = true\nmode = \"polling\"\ntoken = \"1:a\"\n");
-        assertThat(ServerConfig.load(alone, false, Map.of()).telegram()).isNotNull(); // polling is fine on one
+        assertThat(ServerConfig.load(alone, false, Map.of()).platformSettings(TelegramSettings.class)).isNotEmpty(); // polling is fine on one
     }
 
     @Test

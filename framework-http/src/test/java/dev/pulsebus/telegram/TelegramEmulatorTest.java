@@ -71,7 +71,7 @@ class TelegramEmulatorTest {
             assertThat(sent).hasSize(1);
             assertThat(sent.get(0).path("text").asText()).isEqualTo("hello there");
             assertThat(sent.get(0).path("reply_parameters").path("message_id").asLong()).isPositive();
-            assertThat(server.telegram().health()).containsEntry("telegram:666", true);
+            assertThat(server.adapters(TelegramAdapter.class).get(0).health()).containsEntry("telegram:666", true);
         }
     }
 
@@ -107,7 +107,7 @@ class TelegramEmulatorTest {
             });
             assertThat(first).extracting(m -> m.path("text").asText()).containsExactly("to the first");
             assertThat(other).extracting(m -> m.path("text").asText()).containsExactly("to the second");
-            assertThat(server.telegram().health()).containsEntry("telegram:666", true).containsEntry("telegram:777", true);
+            assertThat(server.adapters(TelegramAdapter.class).get(0).health()).containsEntry("telegram:666", true).containsEntry("telegram:777", true);
         }
     }
 

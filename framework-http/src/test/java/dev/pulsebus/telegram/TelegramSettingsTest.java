@@ -37,7 +37,7 @@ class TelegramSettingsTest {
     void aTomlArrayOfTokensIsSeveralBotsAndABotTwiceIsRefused() throws Exception {
         Path file = dir.resolve("pulsebus.toml");
         Files.writeString(file, "[adapters.telegram]\ntoken = [\"1:a\", \"22:b\"]\n");
-        assertThat(ServerConfig.load(file, false, Map.of()).telegram().tokens()).extracting(Secret::reveal)
+        assertThat(ServerConfig.load(file, false, Map.of()).platformSettings(TelegramSettings.class).get(0).tokens()).extracting(Secret::reveal)
                 .containsExactly("1:a", "22:b");
         Files.writeString(file, "[adapters.telegram]\ntoken = [\"1:a\", \"1:b\"]\n");
         assertThatThrownBy(() -> ServerConfig.load(file, false, Map.of())).isInstanceOf(ConfigException.class)
@@ -68,11 +68,11 @@ class TelegramSettingsTest {
         Path file = dir.resolve("pulsebus.toml");
         Files.writeString(file, "[adapters.telegram]\nmode = \"polling\"\n");
         ServerConfig c = ServerConfig.load(file, false, Map.of("PULSEBUS_ADAPTERS_TELEGRAM__TOKEN", "0123:0456"));
-        assertThat(c.telegram()).isNotNull();
-        assertThat(c.telegram().tokens()).extracting(Secret::reveal).containsExactly("0123:0456");
+        assertThat(c.platformSettings(TelegramSettings.class)).isNotEmpty();
+        assertThat(c.platformSettings(TelegramSettings.class).get(0).tokens()).extracting(Secret::reveal).containsExactly("0123:0456");
         assertThatThrownBy(() -> ServerConfig.load(file, false, Map.of("PULSEBUS_ADAPTERS_TELEGRAM__TOKN", "1:a")))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("names no setting");
-        assertThat(ServerConfig.defaults().telegram()).isNull();
+        assertThat(ServerConfig.defaults().platformSettings(TelegramSettings.class)).isEmpty();
     }
 
     @Test
@@ -88,11 +88,11 @@ class TelegramSettingsTest {
         Path shipped = Path.of("..", "config", "pulsebus.toml");
         String text = Files.readString(shipped);
         assertThat(text).contains("# [adapters.telegram]");
-        assertThat(ServerConfig.load(shipped, false, Map.of()).telegram()).isNull();
+        assertThat(ServerConfig.load(shipped, false, Map.of()).platformSettings(TelegramSettings.class)).isEmpty();
         String telegram = text.substring(text.indexOf("\n# [adapters.telegram]")).replaceAll("(?m)^# ", "");
         Path file = dir.resolve("pulsebus.toml");
         Files.writeString(file, telegram);
-        TelegramSettings s = ServerConfig.load(file, false, Map.of("PULSEBUS_ADAPTERS_TELEGRAM__TOKEN", "1:a")).telegram();
+        TelegramSettings s = ServerConfig.load(file, false, Map.of("PULSEBUS_ADAPTERS_TELEGRAM__TOKEN", "1:a")).platformSettings(TelegramSettings.class).get(0);
         assertThat(s).isNotNull();
         assertThat(s.mode()).isEqualTo(TelegramSettings.Mode.POLLING);
         assertThat(s.apiUrl()).isEqualTo(TelegramSettings.DEFAULT_API_URL);

@@ -44,7 +44,7 @@ class TelegramTwoBotsTest {
                 """.formatted(FakeBotApi.TOKEN, FakeBotApi.TOKEN2, api.url()))) {
             List<PrivateMessage> seen = new CopyOnWriteArrayList<>();
             server.bus().subscribe(PrivateMessage.class, seen::add);
-            assertThat(server.telegram().botIds()).containsExactly("123456", "654321");
+            assertThat(server.adapters(TelegramAdapter.class).get(0).botIds()).containsExactly("123456", "654321");
             assertThat(Await.until(WAIT, () -> api.calls(FakeBotApi.TOKEN, "getUpdates").size() >= 1
                     && api.calls(FakeBotApi.TOKEN2, "getUpdates").size() >= 1)).isTrue(); // both poll at once
 
@@ -72,7 +72,7 @@ class TelegramTwoBotsTest {
                     .get("update_id.123456")))).isTrue();
             Thread.sleep(300); // room for a wrong answer to "/echo@pulse_test_bot" sent to bot two; none may come
             assertThat(api.calls(FakeBotApi.TOKEN2, "sendMessage")).hasSize(1);
-            assertThat(server.telegram().health()).isEqualTo(Map.of("telegram:123456", true, "telegram:654321", true));
+            assertThat(server.adapters(TelegramAdapter.class).get(0).health()).isEqualTo(Map.of("telegram:123456", true, "telegram:654321", true));
         }
     }
 }

@@ -76,7 +76,7 @@ class TelegramWebhookTest {
             assertThat(set.params().path("secret_token").asText()).isEqualTo(SECRET);
             assertThat(Await.until(Duration.ofSeconds(10),
                     () -> get(server, "/health").contains("\"telegram:123456\""))).isTrue();
-            assertThat(Await.until(Duration.ofSeconds(10), () -> server.telegram().health().get("telegram:123456")))
+            assertThat(Await.until(Duration.ofSeconds(10), () -> server.adapters(TelegramAdapter.class).get(0).health().get("telegram:123456")))
                     .isTrue();
 
             assertThat(post(server, "/telegram/123456/webhook", "wrong").statusCode()).isEqualTo(401);

@@ -1,4 +1,4 @@
-package dev.pulsebus.adapter;
+package dev.pulsebus.netty;
 
 import dev.pulsebus.internal.FailureLog;
 import io.netty.channel.Channel;

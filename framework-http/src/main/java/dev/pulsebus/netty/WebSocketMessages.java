@@ -1,4 +1,6 @@
-package dev.pulsebus.onebot;
+package dev.pulsebus.netty;
+
+import dev.pulsebus.platform.WebSocketListener;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -19,29 +21,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The WebSocket messages of one OneBot connection: a text message (one frame, or a frame and its
- * continuations) of at most {@code maxBytes} goes to the adapter; a longer one is dropped as it comes
- * (never held whole) and counted, as is a binary one (OneBot's MessagePack form is not spoken), and the
- * connection stays up. A text message that is not UTF-8 fails the connection with 1007 (RFC 6455, 8.1).
- * Pings are answered, only the latest while the connection is unwritable; a close frame closes. When the
- * connection is writable again, the actions waiting for it go out ({@link WsConnection#writable}).
- * Event-loop confined.
+ * The messages of one WebSocket connection, for its {@link WebSocketListener}: a text message (one frame, or
+ * a frame and its continuations) of at most {@code maxBytes} goes to the listener; a longer one is dropped
+ * as it comes (never held whole) and reported ({@link WebSocketListener#dropped}), as is a binary one, and
+ * the connection stays up. A text message the listener finds is not UTF-8 (it returns false) fails the connection with 1007
+ * (RFC 6455, 8.1). Pings are answered, only the latest while the connection is unwritable; a close frame
+ * closes. The listener hears when the connection is writable again, and when it closes. Event-loop
+ * confined; the listener's {@link WebSocketListener#opened} is the caller's to call (after the handshake).
  */
-final class FrameHandler extends ChannelInboundHandlerAdapter {
+public final class WebSocketMessages extends ChannelInboundHandlerAdapter {
 
-    private static final Logger LOG = LoggerFactory.getLogger(FrameHandler.class);
+    private static final Logger LOG = LoggerFactory.getLogger(WebSocketMessages.class);
 
-    /** Where complete messages go. */
-    interface Sink {
-        /** Takes a text message; false when it is not UTF-8 (the connection is then failed with 1007). */
-        boolean message(WsConnection connection, ByteBuf text);
-
-        void closed(WsConnection connection);
-    }
-
-    private final WsConnection connection;
-    private final Sink sink;
-    private final OneBotMetrics metrics;
+    private final ChannelSession session;
+    private final WebSocketListener listener;
     private final int maxBytes;
     private @Nullable ByteBuf assembling;
     private boolean inMessage;
@@ -53,10 +46,10 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
     private final byte[] ping = new byte[125];
     private int pingLength = -1;
 
-    FrameHandler(WsConnection connection, Sink sink, OneBotMetrics metrics, int maxBytes) {
-        this.connection = connection;
-        this.sink = sink;
-        this.metrics = metrics;
+    /** Messages of {@code session}'s channel, of at most {@code maxBytes}, to {@code listener}. */
+    public WebSocketMessages(ChannelSession session, WebSocketListener listener, int maxBytes) {
+        this.session = session;
+        this.listener = listener;
         this.maxBytes = maxBytes;
     }
 
@@ -122,11 +115,8 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
             dropped += n;
         }
         if (last) {
-            if (binary) {
-                metrics.bad(OneBotMetrics.Bad.BINARY, "a binary message of " + dropped + " bytes");
-            } else if (dropping) {
-                metrics.bad(OneBotMetrics.Bad.OVERSIZED, "a message of " + dropped + " bytes, over max_frame_bytes "
-                        + maxBytes);
+            if (binary || dropping) {
+                listener.dropped(session, binary, dropped);
             } else if (assembling != null) {
                 try {
                     deliver(ctx, assembling);
@@ -139,7 +129,7 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void deliver(ChannelHandlerContext ctx, ByteBuf text) {
-        if (!sink.message(connection, text)) {
+        if (!listener.text(session, text.nioBuffer())) {
             failed = true; // what follows is not looked at
             ctx.channel().config().setAutoRead(false);
             ctx.writeAndFlush(new CloseWebSocketFrame(WebSocketCloseStatus.INVALID_PAYLOAD_DATA, "a text message that is not UTF-8"))
@@ -168,7 +158,7 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
                 ctx.writeAndFlush(new PongWebSocketFrame(Unpooled.copiedBuffer(ping, 0, pingLength)));
                 pingLength = -1;
             }
-            connection.writable();
+            listener.writable(session);
         }
         super.channelWritabilityChanged(ctx);
     }
@@ -191,13 +181,13 @@ final class FrameHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         reset();
-        sink.closed(connection);
+        listener.closed(session);
         super.channelInactive(ctx);
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        LOG.debug("OneBot connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
+        LOG.debug("WebSocket {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
         ctx.close();
     }
 }
