@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One section of the configuration ({@code [adapters.irc]}, {@code [cluster]}) read with the checks every
@@ -25,12 +26,33 @@ public final class Section {
     private final Map<String, String> values;
     private final Map<String, String> origins;
     private final String source;
+    /** Where a getter's error goes instead of being thrown (its default then read), or null: thrown. */
+    private final @Nullable List<String> errors;
 
-    private Section(String name, Map<String, String> values, Map<String, String> origins, String source) {
+    private Section(String name, Map<String, String> values, Map<String, String> origins, String source,
+                    @Nullable List<String> errors) {
         this.name = name;
         this.values = Map.copyOf(values);
         this.origins = Map.copyOf(origins);
         this.source = source;
+        this.errors = errors;
+    }
+
+    /**
+     * This section with its getters' errors added to {@code errors} instead of thrown, each getter then returning
+     * its default: to check every setting and report every error at once.
+     */
+    public Section collectingInto(List<String> errors) {
+        return new Section(name, values, origins, source, errors);
+    }
+
+    /** Throws {@code e}, or adds its message to the errors collected and returns {@code dflt}. */
+    private <T> T fail(ConfigException e, T dflt) {
+        if (errors == null) {
+            throw e;
+        }
+        errors.add(e.getMessage());
+        return dflt;
     }
 
     /**
@@ -66,7 +88,7 @@ public final class Section {
      */
     public static Section of(String name, Map<String, String> values, Map<String, String> origins, Set<String> known,
                              String source) {
-        Section s = new Section(name, values, origins, source);
+        Section s = new Section(name, values, origins, source, null);
         for (String key : new java.util.TreeSet<>(values.keySet())) {
             if (!known.contains(key)) {
                 throw new ConfigException(s.where(key) + ": unknown setting " + name + "." + key + "; known in ["
@@ -111,7 +133,7 @@ public final class Section {
         try {
             return strings(text(key, ""));
         } catch (IllegalArgumentException e) {
-            throw error(key, key + " " + e.getMessage());
+            return fail(error(key, key + " " + e.getMessage()), List.of());
         }
     }
 
@@ -146,7 +168,7 @@ public final class Section {
     public boolean bool(String key, boolean dflt) {
         String text = text(key, Boolean.toString(dflt)).trim();
         if (!text.equalsIgnoreCase("true") && !text.equalsIgnoreCase("false")) {
-            throw error(key, key + " must be true or false, was \"" + text + "\"");
+            return fail(error(key, key + " must be true or false, was \"" + text + "\""), dflt);
         }
         return Boolean.parseBoolean(text);
     }
@@ -167,10 +189,10 @@ public final class Section {
         try {
             n = Long.parseLong(v.trim());
         } catch (NumberFormatException e) {
-            throw error(key, key + " must be an integer, was \"" + v + "\"");
+            return fail(error(key, key + " must be an integer, was \"" + v + "\""), dflt);
         }
         if (n < min || n > max) {
-            throw error(key, key + " must be between " + min + " and " + max + ", was " + n);
+            return fail(error(key, key + " must be between " + min + " and " + max + ", was " + n), dflt);
         }
         return n;
     }
@@ -183,8 +205,8 @@ public final class Section {
                 return a;
             }
         }
-        throw error(key, key + " must be one of " + String.join(", ", allowed.stream().map(a -> "\"" + a + "\"")
-                .toList()) + ", was \"" + v + "\"");
+        return fail(error(key, key + " must be one of " + String.join(", ", allowed.stream()
+                .map(a -> "\"" + a + "\"").toList()) + ", was \"" + v + "\""), dflt);
     }
 
     /**

@@ -72,8 +72,8 @@ final class AdminApi {
 
     AdminApi(ServerConfig config, CountedResponses out, ExecutorService work, ConsoleStats stats, ModuleHost modules,
              RecentErrors errors, Rooms rooms, Supplier<@Nullable Path> benchResults) {
-        boolean own = !config.adminToken().isEmpty();
-        this.tokenSet = own || !config.token().isEmpty();
+        boolean own = !config.listen().adminToken().isEmpty();
+        this.tokenSet = own || !config.listen().token().isEmpty();
         this.tokenName = own ? "server.admin_token" : "server.token";
         this.unauthorized = new DefaultHttpHeaders().set(HttpHeaderNames.CACHE_CONTROL, "no-store")
                 .set(HttpHeaderNames.WWW_AUTHENTICATE, own ? "Bearer realm=\"admin\"" : "Bearer");
@@ -81,7 +81,7 @@ final class AdminApi {
         this.work = work;
         this.stats = stats;
         this.modules = modules;
-        this.modulesDir = config.modulesDir();
+        this.modulesDir = config.modules().dir();
         this.errors = errors;
         this.rooms = rooms;
         this.benchResults = benchResults;

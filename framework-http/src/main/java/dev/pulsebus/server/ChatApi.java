@@ -73,7 +73,7 @@ final class ChatApi {
                 if (out.allow(ctx, req.method(), "GET", Route.POLL, keepAlive)) {
                     long after = param(uri, "after", 0, 0, Long.MAX_VALUE);
                     int limit = (int) param(uri, "limit", 100, 1, 1000);
-                    long timeout = param(uri, "timeout_ms", 30_000, 0, config.maxPollTimeoutMs());
+                    long timeout = param(uri, "timeout_ms", 30_000, 0, config.listen().maxPollTimeoutMs());
                     out.count(Route.POLL, HttpResponseStatus.OK);
                     polls.park(ctx, room, after, limit, timeout, keepAlive);
                 }

@@ -93,8 +93,8 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         this.health = health;
         this.routes = routes;
         this.mounts = mounts;
-        this.token = config.token().isEmpty() ? null : config.token().reveal().getBytes(StandardCharsets.UTF_8);
-        Secret adminToken = config.adminToken().isEmpty() ? config.token() : config.adminToken();
+        this.token = config.listen().token().isEmpty() ? null : config.listen().token().reveal().getBytes(StandardCharsets.UTF_8);
+        Secret adminToken = config.listen().adminToken().isEmpty() ? config.listen().token() : config.listen().adminToken();
         this.adminToken = adminToken.isEmpty() ? null : adminToken.reveal().getBytes(StandardCharsets.UTF_8);
         this.guard = new RequestGuard(config);
         this.admin = admin;
@@ -260,7 +260,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private void badRequest(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof TooLongHttpHeaderException) {
             refuse(ctx, HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
-                    "request headers are over the limit of " + config.maxHeaderBytes() + " bytes");
+                    "request headers are over the limit of " + config.listen().maxHeaderBytes() + " bytes");
         } else if (cause instanceof TooLongHttpLineException) {
             refuse(ctx, HttpResponseStatus.REQUEST_URI_TOO_LONG,
                     "request line is over the limit of " + ServerInitializer.MAX_REQUEST_LINE + " bytes");

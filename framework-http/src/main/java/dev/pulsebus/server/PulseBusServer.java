@@ -8,6 +8,7 @@ import dev.pulsebus.command.CommandRouter;
 import dev.pulsebus.config.Config;
 import dev.pulsebus.config.ConfigException;
 import dev.pulsebus.event.ChatRef;
+import dev.pulsebus.internal.Shutdown;
 import dev.pulsebus.module.BotModule;
 import dev.pulsebus.module.ModuleException;
 import dev.pulsebus.module.ModuleHost;
@@ -16,6 +17,7 @@ import dev.pulsebus.module.Routes;
 import dev.pulsebus.pipeline.Adapter;
 import dev.pulsebus.pipeline.MessagePipeline;
 import dev.pulsebus.pipeline.ReplyWatch;
+import dev.pulsebus.runtime.PulseBus;
 import dev.pulsebus.storage.Storage;
 import dev.pulsebus.transcript.TranscriptWriter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -91,12 +93,8 @@ public final class PulseBusServer implements AutoCloseable {
     private final LongPollRooms polls;
     private final HttpChat chat;
     private final MessagePipeline pipeline;
-    /** The platforms started, in the order of their sections' names. */
-    private final List<Platform> platforms;
-    /** Their sections' names, as {@link #platforms}. */
-    private final List<String> platformNames;
-    /** Their adapters, as registered with the pipeline. */
-    private final List<Adapter> platformAdapters;
+    /** The bot this server serves: storage, bus, router, transcripts, pipeline, modules, platforms. */
+    private final PulseBus runtime;
     private final ModuleHost modules;
     private final Config liveConfig;
     private final Routes routes = new Routes();
@@ -112,7 +110,7 @@ public final class PulseBusServer implements AutoCloseable {
     @SuppressWarnings("NullAway.Init") // set before the server listens, read only by a scrape
     private MultiGauge botsUp;
     /** Everything opened, closed newest first at shutdown and on a failed start. */
-    private final Opened opened = new Opened();
+    private final Shutdown opened = new Shutdown();
     private volatile @Nullable LastHealth lastHealth;
     private final java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
 
@@ -122,9 +120,9 @@ public final class PulseBusServer implements AutoCloseable {
         // In a cluster the instance's name is its cluster name: cluster.instance, else bot.instance, else host:port.
         this.instance = cs.enabled() && !cs.instance().isEmpty() ? cs.instance()
                 : !config.instance().isEmpty() ? config.instance()
-                : cs.enabled() ? hostName() + ":" + (config.port() != 0 ? Integer.toString(config.port())
+                : cs.enabled() ? hostName() + ":" + (config.listen().port() != 0 ? Integer.toString(config.listen().port())
                 : Long.toString(ProcessHandle.current().pid())) : defaultInstance();
-        long shutdownNanos = TimeUnit.MILLISECONDS.toNanos(config.shutdownTimeoutMs());
+        long shutdownNanos = TimeUnit.MILLISECONDS.toNanos(config.listen().shutdownTimeoutMs());
         try {
             this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             registry.config().meterFilter(ConsoleStats.LATENCY_PERCENTILES); // before the bus and router time
@@ -155,17 +153,6 @@ public final class PulseBusServer implements AutoCloseable {
                 boss.shutdownGracefully(0, Math.min(1000, ms), TimeUnit.MILLISECONDS).awaitUninterruptibly(ms);
             });
 
-            Storage.Builder sb = Storage.builder().dataDir(config.dataDir()).synchronous(config.synchronous())
-                    .cacheSize(config.cacheSize()).meterRegistry(registry);
-            if (!config.jdbcUrl().isEmpty()) {
-                sb.jdbcUrl(config.jdbcUrl()).username(emptyToNull(config.username()))
-                        .password(emptyToNull(config.password().reveal()));
-            }
-            this.storage = sb.open();
-            opened.add("storage", left -> storage.close(Duration.ofNanos(left - reserve(left))));
-            Duration slow = Duration.ofMillis(config.slowHandlerMs());
-            this.bus = EventBus.builder().meterRegistry(registry).slowHandler(slow).build();
-            opened.add("bus", bus);
             if (cs.enabled()) {
                 String name = instance;
                 // Two clusters on one broker and Redis (tests): -Dpulsebus.cluster.namespace=... keeps them apart.
@@ -182,37 +169,37 @@ public final class PulseBusServer implements AutoCloseable {
             } else {
                 this.cluster = null;
             }
-            CommandRouter.Builder rb = CommandRouter.builder().meterRegistry(registry).slowCommand(slow)
-                    .quotaStore(storage.quotas())
-                    .replyToUnknown(true);
-            if (cluster != null) {
-                rb.sharedControls(cluster.controls()); // the local tables stand in while Redis is down
-            }
-            this.commands = rb.build();
+            Map<String, ClusteredAdapter> clustered = new java.util.HashMap<>();
+            CountedResponses out = new CountedResponses(registry);
+            Mounts mounts = new Mounts(out);
             ConfigEdits edits = new ConfigEdits();
             String configSource = String.valueOf(config.file());
-            this.liveConfig = Config.builder(config.file()).optional(true)
-                    .validate(s -> ServerConfig.from(s, configSource, config.file())) // as at start
-                    .onChange(c -> {
-                        edits.changed(c);
-                        bus.publish(c);
-                    }).build();
-            edits.started(liveConfig);
-            opened.add("configuration", liveConfig); // writes pending runtime values
             // overflowWait 0: a say runs on a Netty I/O thread and must not wait for room; a full buffer
             // drops the oldest record, whose say then gets 503 instead of 201. Records spilled at the last
             // shutdown are stored here, before the server listens.
-            TranscriptWriter.Builder tb = TranscriptWriter.builder(storage.transcripts()).keepPerChat(config.keepPerChat())
-                    .maxAge(Duration.ofDays(config.maxAgeDays())).overflowWait(Duration.ZERO)
-                    .spillDirectory(config.dataDir().resolve("spill")).meterRegistry(registry);
-            if (cluster != null) {
-                dev.pulsebus.storage.SharedSeq seq = storage.sharedSeq(); // every instance writes to the one database
-                tb.seqSource(seq);
-                // a chat moving here: its next records must come after those its previous holder wrote
-                cluster.onPartitionGained(seq::renew);
+            PulseBus.Builder rb = PulseBus.builder().settings(config.runtime().toBuilder().instance(instance).build())
+                    .meterRegistry(registry).shutdownIn(opened).routes(routes).transcriptOverflowWait(Duration.ZERO)
+                    .recordWhen(c -> !HttpChat.PLATFORM.equals(c.platform())) // the http platform records its own
+                    .validateEdits(s -> ServerConfig.from(s, configSource, config.file())) // as at start
+                    .onConfigChange(edits::changed)
+                    .http(mounts::forPlatform)
+                    .classpathModules(true, PulseBusServer.class.getClassLoader());
+            Cluster c0 = cluster;
+            if (c0 != null) {
+                rb.sharedControls(c0.controls()) // the local tables stand in while Redis is down
+                        .scheduleClaims(c0.scheduleClaims()) // a daily message goes out once, not once per instance
+                        .instances(c0) // a bot's reverse WebSocket reaches one instance
+                        .sharedTranscriptSequence(c0::onPartitionGained)
+                        .adapterWrapper(a -> clustered(a, clustered))
+                        .service(ClusterEvents.class, c0.events()); // ctx.service(ClusterEvents.class)
             }
-            this.transcripts = tb.build();
-            opened.add("transcripts", left -> transcripts.close(Duration.ofNanos(left - reserve(left))));
+            this.runtime = rb.build();
+            this.storage = runtime.storage();
+            this.bus = runtime.bus();
+            this.commands = runtime.commands();
+            this.transcripts = runtime.transcripts();
+            this.liveConfig = runtime.config();
+            edits.started(liveConfig);
             this.polls = new LongPollRooms(work);
             RoomHistory rooms = new RoomHistory(transcripts);
             polls.reader(rooms);
@@ -220,54 +207,12 @@ public final class PulseBusServer implements AutoCloseable {
             // after a restart would be taken for duplicates by the handling instance's dedupe).
             String ids = cluster != null ? cluster.instance() + "-" + Long.toString(System.currentTimeMillis(), 36)
                     : instance;
-            this.chat = new HttpChat(transcripts, rooms, polls, Clock.systemUTC(), ids, config.maxPendingMessages(),
-                    cluster, work);
-            MessagePipeline.Builder pb = MessagePipeline.builder(bus).commands(commands).adapter(chat)
-                    .transcripts(transcripts).stallAfter(Duration.ofMillis(config.busStallMs()))
-                    .recordWhen(c -> !HttpChat.PLATFORM.equals(c.platform())) // the http platform records its own
-                    .meterRegistry(registry);
-            Map<String, ClusteredAdapter> clustered = new java.util.HashMap<>();
-            CountedResponses out = new CountedResponses(registry);
-            Mounts mounts = new Mounts(out);
-            List<Platform> platforms = new ArrayList<>();
-            List<Adapter> platformAdapters = new ArrayList<>();
-            List<String> platformNames = new ArrayList<>();
-            for (PlatformSection<?> section : config.platforms()) {
-                if (section.settings().enabled()) {
-                    String name = section.provider().name();
-                    PlatformContext context = context(name, mounts.forPlatform(section.settings().maxBodyBytes()),
-                            a -> {
-                                platformAdapters.add(a);
-                                // started and stopped by the pipeline, with the http platform
-                                pb.adapter(clustered(a, clustered));
-                            });
-                    try {
-                        platforms.add(section.create(context));
-                        platformNames.add(name);
-                    } catch (ConfigException | IllegalStateException e) {
-                        throw new ConfigException("adapters." + name + ": " + e.getMessage(), e);
-                    }
-                }
-            }
-            this.platforms = List.copyOf(platforms);
-            this.platformAdapters = List.copyOf(platformAdapters);
-            this.platformNames = List.copyOf(platformNames);
-            this.pipeline = pb.build();
-            // transcripts flush: within the time left, but what the storage and event loops after it need
-            opened.add("pipeline", left -> pipeline.close(Duration.ofNanos(left - reserve(left))));
-            ModuleHost.Builder mb = ModuleHost.builder(bus, commands).pipeline(pipeline).kv(storage.kv())
-                    .config(liveConfig).routes(routes).migrator(storage::migrate).meterRegistry(registry)
-                    .loadTimeout(Duration.ofMillis(config.moduleLoadTimeoutMs()));
-            if (cluster != null) {
-                mb.scheduleClaims(cluster.scheduleClaims()); // a daily message goes out once, not once per instance
-            }
-            this.modules = mb.build();
-            opened.addBounded("modules", modules); // newest first; onUnload may still send
-            if (cluster != null) {
-                modules.provide(ClusterEvents.class, cluster.events()); // ctx.service(ClusterEvents.class)
-            }
-            loadModules();
-            pipeline.start(); // events flow once the modules are loaded
+            this.chat = new HttpChat(transcripts, rooms, polls, Clock.systemUTC(), ids,
+                    config.listen().maxPendingMessages(), cluster, work);
+            runtime.adapter(chat);
+            runtime.start(); // the platforms, the pipeline, the modules; then events flow
+            this.pipeline = runtime.pipeline();
+            this.modules = runtime.modules();
             if (cluster != null) {
                 Cluster c = cluster;
                 c.start((kind, body, redelivered) -> {
@@ -309,13 +254,12 @@ public final class PulseBusServer implements AutoCloseable {
                     }
                     if (HttpChat.ROOM_STORED.equals(kind)) {
                         chat.storedByHolder(body);
-                        return;
                     }
                 }, bus);
                 // first at shutdown: the partitions (and their unacknowledged events) go to the other instances
                 opened.add("leave the cluster", c);
             }
-            opened.addBounded("adapters", pipeline::stopAdapters); // room lanes drain; their replies are recorded
+            opened.addBounded("adapters", runtime::stopAdapters); // room lanes drain; their replies are recorded
             opened.add("answer waiting polls", polls::releaseAll);
 
             ConsoleStats stats = new ConsoleStats(registry, System::nanoTime, System::currentTimeMillis,
@@ -333,9 +277,9 @@ public final class PulseBusServer implements AutoCloseable {
                         .option(ChannelOption.SO_BACKLOG, 1024)
                         .childOption(ChannelOption.TCP_NODELAY, true)
                         .childHandler(initializer)
-                        .bind(config.host(), config.port()).sync().channel();
+                        .bind(config.listen().host(), config.listen().port()).sync().channel();
             } catch (Exception e) {
-                throw new ConfigException("cannot listen on " + config.host() + ":" + config.port() + ": "
+                throw new ConfigException("cannot listen on " + config.listen().host() + ":" + config.listen().port() + ": "
                         + e.getMessage(), e);
             }
             opened.add("stop accepting", left -> listener.close()
@@ -349,14 +293,6 @@ public final class PulseBusServer implements AutoCloseable {
             opened.closeAll(shutdownNanos);
             throw e;
         }
-    }
-
-    /**
-     * What a step that closes something the store needs keeps back for the steps after it: a fifth of the
-     * time left, at most 2 s (the storage's pool and the event loops close quickly when nothing is stuck).
-     */
-    private static long reserve(long nanosLeft) {
-        return Math.min(nanosLeft / 5, TimeUnit.SECONDS.toNanos(2));
     }
 
     /**
@@ -375,7 +311,7 @@ public final class PulseBusServer implements AutoCloseable {
     }
 
     public URI url() {
-        return URI.create("http://" + config.host() + ":" + port());
+        return URI.create("http://" + config.listen().host() + ":" + port());
     }
 
     public EventBus bus() {
@@ -392,52 +328,7 @@ public final class PulseBusServer implements AutoCloseable {
 
     /** The platforms' adapters of {@code type} ({@code OneBotAdapter.class}), as the configuration enabled them. */
     public <T> List<T> adapters(Class<T> type) {
-        return platformAdapters.stream().filter(type::isInstance).map(type::cast).toList();
-    }
-
-    /**
-     * What platform {@code name} ({@code [adapters.<name>]}) may use: its adapters go to the pipeline through
-     * {@code register}, its KV namespace is its name, its routes are {@code routes}.
-     */
-    private PlatformContext context(String name, HttpRoutes routes, java.util.function.Consumer<Adapter> register) {
-        Kv kv = storage.kv().namespace(name);
-        Cluster c = cluster;
-        return new PlatformContext() {
-            @Override
-            public String instance() {
-                return instance;
-            }
-
-            @Override
-            public void adapter(Adapter adapter) {
-                register.accept(adapter);
-            }
-
-            @Override
-            public Kv kv() {
-                return kv;
-            }
-
-            @Override
-            public MeterRegistry meters() {
-                return registry;
-            }
-
-            @Override
-            public Clock clock() {
-                return Clock.systemUTC();
-            }
-
-            @Override
-            public HttpRoutes http() {
-                return routes;
-            }
-
-            @Override
-            public java.util.Optional<InstanceMessaging> cluster() {
-                return java.util.Optional.ofNullable(c);
-            }
-        };
+        return runtime.adapters(type);
     }
 
     public Storage storage() {
@@ -460,15 +351,9 @@ public final class PulseBusServer implements AutoCloseable {
         return modules;
     }
 
-    private void loadModules() {
-        modules.loadAll(Modules.onClasspath(PulseBusServer.class.getClassLoader())); // but those turned off
-        for (Path jar : Modules.newestJars(config.modulesDir(), true)) { // one version of each module
-            try {
-                modules.load(jar);
-            } catch (ModuleException e) {
-                LOG.error("Modules of {} are not loaded; the bot runs without them: {}", jar, e.getMessage());
-            }
-        }
+    /** The bot this server serves, without the listener (the same bus, storage, pipeline and modules). */
+    public PulseBus runtime() {
+        return runtime;
     }
 
     /**
@@ -532,7 +417,7 @@ public final class PulseBusServer implements AutoCloseable {
         long handled = pipeline.eventsHandled();
         String error = storageUp ? null : storage.lastError();
         long platforms = 0;
-        for (Platform p : this.platforms) {
+        for (Platform p : runtime.platforms().values()) {
             platforms = platforms * 31 + p.healthState();
         }
         int stalled = pipeline.handlerWatch().stalled();
@@ -547,16 +432,15 @@ public final class PulseBusServer implements AutoCloseable {
         }
         Map<String, Boolean> bots = bots();
         Map<String, Integer> unlisted = new java.util.TreeMap<>(); // the bots past each adapter's listed ones
-        for (int i = 0; i < this.platforms.size(); i++) {
-            int n = this.platforms.get(i).unlistedBots();
-            if (n > 0) {
-                unlisted.put(platformNames.get(i), n);
+        runtime.platforms().forEach((name, p) -> {
+            if (p.unlistedBots() > 0) {
+                unlisted.put(name, p.unlistedBots());
             }
-        }
+        });
         boolean botsUp = !bots.containsValue(false); // an adapter lists the bots that are down first
         bots.put("handlers", stalled == 0); // DOWN while a handler runs past bus.stall_ms
         List<String> warnings = new ArrayList<>();
-        for (Platform p : this.platforms) {
+        for (Platform p : runtime.platforms().values()) {
             warnings.addAll(p.warnings());
         }
         Map<String, Object> clusterHealth = c == null ? null : c.health();
@@ -597,7 +481,7 @@ public final class PulseBusServer implements AutoCloseable {
     /** The platforms' bots, each up or not. */
     private Map<String, Boolean> bots() {
         Map<String, Boolean> bots = new java.util.LinkedHashMap<>();
-        for (Platform p : platforms) {
+        for (Platform p : runtime.platforms().values()) {
             bots.putAll(p.health());
         }
         return bots;
@@ -667,15 +551,11 @@ public final class PulseBusServer implements AutoCloseable {
         }
         try {
             LOG.info("PulseBus shutting down");
-            opened.closeAll(TimeUnit.MILLISECONDS.toNanos(config.shutdownTimeoutMs()));
+            opened.closeAll(TimeUnit.MILLISECONDS.toNanos(config.listen().shutdownTimeoutMs()));
             LOG.info("PulseBus stopped");
         } finally {
             stopped.countDown();
         }
-    }
-
-    private static @Nullable String emptyToNull(@Nullable String s) {
-        return s == null || s.isEmpty() ? null : s;
     }
 
     /**
@@ -704,27 +584,8 @@ public final class PulseBusServer implements AutoCloseable {
         return hostName() + "-" + ProcessHandle.current().pid();
     }
 
-    /**
-     * The machine's name as its kernel knows it, read on Linux without a name lookup:
-     * {@code InetAddress.getLocalHost()} also resolves the name to an address, about 20 ms of a cold start
-     * here and seconds where the resolver is slow. Elsewhere, or when that file cannot be read, the JDK's
-     * answer is used.
-     */
+    /** The machine's name ({@link dev.pulsebus.internal.HostName}). */
     static String hostName() {
-        try {
-            String name = Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
-            if (!name.isEmpty()) {
-                return name;
-            }
-        } catch (java.io.IOException | RuntimeException e) {
-            // not Linux, or no /proc: ask the JDK
-        }
-        try {
-            return java.net.InetAddress.getLocalHost().getHostName();
-        } catch (java.net.UnknownHostException e) {
-            return "localhost";
-        }
+        return dev.pulsebus.internal.HostName.get();
     }
-
-
 }

@@ -54,11 +54,11 @@ final class RequestGuard {
     private final List<String> allowed;
 
     RequestGuard(ServerConfig config) {
-        this.bindHost = unbracket(config.host().toLowerCase(Locale.ROOT));
+        this.bindHost = unbracket(config.listen().host().toLowerCase(Locale.ROOT));
         InetAddress bind = literal(bindHost);
         this.wildcard = bindHost.isEmpty() || (bind != null && bind.isAnyLocalAddress());
-        this.anyHost = config.allowedHosts().contains("*");
-        List<String> names = new ArrayList<>(config.allowedHosts());
+        this.anyHost = config.listen().allowedHosts().contains("*");
+        List<String> names = new ArrayList<>(config.listen().allowedHosts());
         names.add(PulseBusServer.hostName().toLowerCase(Locale.ROOT)); // this machine's name, as the JDK gives it
         for (dev.pulsebus.platform.PlatformSection<?> p : config.platforms()) {
             if (p.settings().enabled()) {

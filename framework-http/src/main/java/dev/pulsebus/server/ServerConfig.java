@@ -1,15 +1,19 @@
 package dev.pulsebus.server;
 
-import dev.pulsebus.netty.WriteLimit;
 import dev.pulsebus.cluster.ClusterSettings;
 import dev.pulsebus.config.Config;
 import dev.pulsebus.config.ConfigException;
 import dev.pulsebus.config.ConfigSnapshot;
 import dev.pulsebus.config.Secret;
-import java.nio.file.Path;
 import dev.pulsebus.config.Section;
 import dev.pulsebus.platform.PlatformProvider;
 import dev.pulsebus.platform.PlatformSection;
+import dev.pulsebus.runtime.BusSettings;
+import dev.pulsebus.runtime.ModuleSettings;
+import dev.pulsebus.runtime.RuntimeSettings;
+import dev.pulsebus.runtime.StorageSettings;
+import dev.pulsebus.runtime.TranscriptSettings;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,63 +25,56 @@ import org.jspecify.annotations.Nullable;
 /**
  * The server's settings: built-in defaults, then {@code config/pulsebus.toml}, then environment
  * variables ({@code PULSEBUS_SERVER_PORT} sets {@code server.port}), then command-line flags. Unknown
- * settings and bad values are errors that name the setting (and the file's line for a syntax error).
- * Tokens and passwords are {@link Secret}s: the record prints them masked.
+ * settings and bad values are errors that name the setting and where it is set (the file's line, or the
+ * variable). Each section is a record with a builder ({@code toBuilder()} to change one); the runtime's
+ * sections are those of {@link RuntimeSettings}. Tokens and passwords are {@link Secret}s: the records print
+ * them masked.
+ *
+ * @param listen         {@code [server]}
+ * @param instance       {@code bot.instance}; empty: the machine's name (in a cluster, with the port)
+ * @param metricsEnabled {@code metrics.enabled}: whether {@code /metrics} answers
+ * @param storage        {@code [storage]}
+ * @param transcripts    {@code [transcript]}
+ * @param bus            {@code [bus]}
+ * @param modules        {@code [modules]}
+ * @param platforms      the platforms' {@code [adapters.<name>]}, read by their providers
+ * @param cluster        {@code [cluster]}
+ * @param file           the file read, or null
  */
-public record ServerConfig(
-        String host, int port, Secret token, int maxBodyBytes, int maxHeaderBytes, int maxConnections,
-        int requestTimeoutMs, int maxPendingMessages, int maxPollTimeoutMs, int shutdownTimeoutMs,
-        Secret adminToken, List<String> allowedHosts, int maxConnectionsPerClient, int maxPendingWriteBytes,
-        String instance, boolean metricsEnabled,
-        Path dataDir, String jdbcUrl, String username, Secret password, String synchronous, long cacheSize,
-        int keepPerChat, int maxAgeDays, int slowHandlerMs,
-        Path modulesDir, Map<String, Map<String, String>> modules, List<PlatformSection<?>> platforms,
-        ClusterSettings cluster, @Nullable Path file, int moduleLoadTimeoutMs,
-        int busStallMs) {
+public record ServerConfig(ListenSettings listen, String instance, boolean metricsEnabled, StorageSettings storage,
+                           TranscriptSettings transcripts, BusSettings bus, ModuleSettings modules,
+                           List<PlatformSection<?>> platforms, ClusterSettings cluster, @Nullable Path file) {
 
-    /** This configuration with its modules folder at {@code dir} (no setting names it: it is {@code modules}). */
-    ServerConfig withModulesDir(Path dir) {
-        return new ServerConfig(host, port, token, maxBodyBytes, maxHeaderBytes, maxConnections, requestTimeoutMs,
-                maxPendingMessages, maxPollTimeoutMs, shutdownTimeoutMs, adminToken, allowedHosts, maxConnectionsPerClient,
-                maxPendingWriteBytes, instance, metricsEnabled, dataDir, jdbcUrl,
-                username, password, synchronous, cacheSize, keepPerChat, maxAgeDays, slowHandlerMs, dir, modules, platforms,
-                cluster, file, moduleLoadTimeoutMs, busStallMs);
+    public ServerConfig {
+        platforms = List.copyOf(platforms);
     }
 
-    /** {@code server.max_connections_per_client} when not set: a few browsers' worth, well under the global cap. */
-    static final int DEFAULT_PER_CLIENT = 256;
+    /** The runtime's part: what {@link dev.pulsebus.runtime.PulseBus} is built from. */
+    public RuntimeSettings runtime() {
+        return new RuntimeSettings(instance, storage, transcripts, bus, modules, platforms, file);
+    }
 
+    /** The settings of the platform sections configured whose settings are of {@code type}, in their sections' order. */
+    public <S extends dev.pulsebus.platform.PlatformSettings> List<S> platformSettings(Class<S> type) {
+        return runtime().platformSettings(type);
+    }
+
+    /** The known sections but the runtime's, and their keys (the runtime's are {@link RuntimeSettings#SECTIONS}). */
     private static final Map<String, Set<String>> KNOWN = Map.of(
-            "server", Set.of("host", "port", "token", "max_body_bytes", "max_header_bytes", "max_connections",
-                    "request_timeout_ms", "max_pending_messages", "max_poll_timeout_ms", "shutdown_timeout_ms",
-                    "admin_token", "allowed_hosts", "max_connections_per_client", "max_pending_write_bytes"),
+            "server", ListenSettings.KEYS,
             "bot", Set.of("instance"),
             "metrics", Set.of("enabled"),
-            "storage", Set.of("data_dir", "jdbc_url", "username", "password", "synchronous", "cache_size"),
-            "transcript", Set.of("keep_per_chat", "max_age_days"),
-            "bus", Set.of("slow_handler_ms", "stall_ms"),
+            "storage", StorageSettings.KEYS,
+            "transcript", TranscriptSettings.KEYS,
+            "bus", BusSettings.KEYS,
             "cluster", ClusterSettings.KEYS,
-            "modules", Set.of("load_timeout_ms"), // and each module's own section, [modules.<id>]
-            "adapters", Set.of());
+            "modules", ModuleSettings.KEYS); // and each module's own section, [modules.<id>]; [adapters.<name>]
+
     /** The platforms on the class path, by their sections' names ({@code [adapters.<name>]}). */
     private static Map<String, PlatformProvider<?>> platformProviders() {
         return PlatformSection.installed(ServerConfig.class.getClassLoader());
     }
 
-    /** The settings of the platform sections configured whose settings are of {@code type}, in their sections' order. */
-    public <S extends dev.pulsebus.platform.PlatformSettings> List<S> platformSettings(Class<S> type) {
-        return platforms.stream().map(PlatformSection::settings).filter(type::isInstance).map(type::cast).toList();
-    }
-
-    /** The platform section {@code name} ({@code onebot11}) read, or null when none is configured. */
-    public @Nullable PlatformSection<?> platform(String name) {
-        for (PlatformSection<?> p : platforms) {
-            if (p.provider().name().equals(name)) {
-                return p;
-            }
-        }
-        return null;
-    }
     /** Defaults only (no file). */
     public static ServerConfig defaults() {
         return from(Config.empty().snapshot(), "defaults", null);
@@ -143,54 +140,35 @@ public record ServerConfig(
         return o != null ? o : source;
     }
 
-    /** Adds {@code where + message}, unless {@code load} has already said that this variable names no setting. */
-    private static void unknown(List<String> errors, String where, String message) {
-        if (errors.stream().noneMatch(e -> e.startsWith(where + " names no setting"))) {
-            errors.add(where + message);
+    /** Adds {@code message}, unless {@code load} has already said that this variable names no setting. */
+    private static void unknown(List<String> errors, String message) {
+        int colon = message.indexOf(": ");
+        String where = colon < 0 ? message : message.substring(0, colon);
+        if (errors.stream().noneMatch(e -> e.startsWith(where + " names no setting")) && !errors.contains(message)) {
+            errors.add(message);
         }
     }
 
-    /** Reads every setting, adding each error to {@code errors}; throws them all at the end. */
+    /** Reads every section, adding each error to {@code errors}; throws them all at the end. */
     private static ServerConfig read(ConfigSnapshot snapshot, String source, @Nullable Path file, List<String> errors) {
-        Map<String, Map<String, String>> modules = new LinkedHashMap<>();
-        Map<String, PlatformProvider<?>> providers = platformProviders();
-        Set<String> adapters = new java.util.TreeSet<>();
         for (String key : new TreeSet<>(snapshot.asMap().keySet())) {
             int dot = key.indexOf('.');
             String section = dot < 0 ? key : key.substring(0, dot);
+            String where = java.util.Objects.requireNonNullElse(snapshot.origin(key), source);
+            if (section.equals("adapters") || section.equals("modules")) {
+                continue; // the runtime reads them
+            }
             Set<String> keys = KNOWN.get(section);
             if (keys == null || dot < 0) {
-                unknown(errors, where(snapshot, key, source), ": unknown section [" + section + "]; known: "
-                        + String.join(", ", KNOWN.keySet().stream().sorted().toList()));
-                continue;
-            }
-            String rest = key.substring(dot + 1);
-            if (section.equals("modules")) {
-                int cut = rest.indexOf('.');
-                if (cut > 0) {
-                    modules.computeIfAbsent(rest.substring(0, cut), m -> new LinkedHashMap<>())
-                            .put(rest.substring(cut + 1), snapshot.getString(key, ""));
-                } else if (!keys.contains(rest)) {
-                    unknown(errors, where(snapshot, key, source), ": unknown setting " + key + "; known in [modules]: "
-                            + String.join(", ", keys.stream().sorted().toList())
-                            + ", and a module's own settings go in [modules.<id>]");
-                }
-            } else if (section.equals("adapters")) {
-                int cut = rest.indexOf('.');
-                String adapter = cut < 0 ? rest : rest.substring(0, cut);
-                if (!providers.containsKey(adapter) || cut < 0) {
-                    unknown(errors, where(snapshot, key, source), ": unknown section [adapters." + adapter
-                            + "]; known: " + (providers.isEmpty() ? "none (no platform is on the class path)"
-                            : String.join(", ", providers.keySet().stream().map(n -> "adapters." + n).toList())));
-                    continue;
-                }
-                adapters.add(adapter); // read by its provider below
-            } else if (!keys.contains(rest)) {
-                unknown(errors, where(snapshot, key, source), ": unknown setting " + key + "; known in [" + section + "]: "
+                List<String> known = new ArrayList<>(KNOWN.keySet());
+                known.add("adapters");
+                unknown(errors, where + ": unknown section [" + section + "]; known: "
+                        + String.join(", ", known.stream().sorted().toList()));
+            } else if (!keys.contains(key.substring(dot + 1))) {
+                unknown(errors, where + ": unknown setting " + key + "; known in [" + section + "]: "
                         + String.join(", ", keys.stream().sorted().toList()));
             }
         }
-        Reader r = new Reader(snapshot, source, errors);
         Map<String, String> clusterValues = new LinkedHashMap<>();
         for (String k : ClusterSettings.KEYS) {
             Object v = snapshot.asMap().get("cluster." + k);
@@ -199,149 +177,141 @@ public record ServerConfig(
             }
         }
         String clusterSource = where(snapshot, "cluster", source);
-        ClusterSettings cluster = r.check(() -> ClusterSettings.read(clusterValues, clusterSource),
-                () -> ClusterSettings.read(Map.of(), clusterSource));
-        String jdbcUrl = r.text("storage", "jdbc_url", "");
-        r.check(() -> {
-            cluster.checkSharedStorage(jdbcUrl, clusterSource);
-            return cluster;
-        }, () -> cluster);
-        String host = r.text("server", "host", "127.0.0.1");
-        PlatformProvider.Deployment deployment = new PlatformProvider.Deployment(cluster.enabled(), host);
-        List<PlatformSection<?>> platforms = new ArrayList<>();
-        for (String name : adapters) { // known: checked above
-            PlatformProvider<?> provider = java.util.Objects.requireNonNull(providers.get(name));
-            PlatformSection<?> p = r.check(() -> PlatformSection.read(provider,
-                    Section.of(snapshot, "adapters." + name, provider.keys(), source), deployment), () -> null);
-            if (p != null) {
-                platforms.add(p);
-            }
+        ClusterSettings cluster;
+        try {
+            cluster = ClusterSettings.read(clusterValues, clusterSource);
+            cluster.checkSharedStorage(snapshot.getString("storage.jdbc_url", ""), clusterSource);
+        } catch (ConfigException e) {
+            errors.add(e.getMessage());
+            cluster = ClusterSettings.read(Map.of(), clusterSource);
         }
-        ServerConfig built = new ServerConfig(
-                host,
-                r.integer("server", "port", 8080, 0, 65535),
-                Secret.of(r.text("server", "token", "")),
-                r.integer("server", "max_body_bytes", 64 * 1024, 256, 64 * 1024 * 1024),
-                r.integer("server", "max_header_bytes", 8 * 1024, 1024, 1024 * 1024),
-                r.integer("server", "max_connections", 1024, 1, 1_000_000),
-                r.integer("server", "request_timeout_ms", 10_000, 100, 3_600_000),
-                r.integer("server", "max_pending_messages", 10_000, 1, 10_000_000),
-                r.integer("server", "max_poll_timeout_ms", 120_000, 0, 3_600_000),
-                r.integer("server", "shutdown_timeout_ms", 10_000, 100, 3_600_000),
-                Secret.of(r.text("server", "admin_token", "")),
-                r.hosts("server", "allowed_hosts"),
-                r.integer("server", "max_connections_per_client", DEFAULT_PER_CLIENT, 1, 1_000_000),
-                r.integer("server", "max_pending_write_bytes", WriteLimit.DEFAULT_MAX_PENDING, 4096, 1 << 30),
-                r.text("bot", "instance", ""),
-                r.bool("metrics", "enabled", true),
-                Path.of(r.text("storage", "data_dir", "data")),
-                jdbcUrl,
-                r.text("storage", "username", ""),
-                Secret.of(r.text("storage", "password", "")),
-                r.text("storage", "synchronous", "NORMAL"),
-                r.integer("storage", "cache_size", 10_000, 0, 100_000_000),
-                r.integer("transcript", "keep_per_chat", 10_000, 1, 100_000_000),
-                r.integer("transcript", "max_age_days", 30, 1, 36_500),
-                r.integer("bus", "slow_handler_ms", 1000, 0, 3_600_000),
-                Path.of("modules"),
-                modules.entrySet().stream().collect(java.util.stream.Collectors.toUnmodifiableMap(
-                        Map.Entry::getKey, e -> Map.copyOf(e.getValue()))),
-                List.copyOf(platforms), cluster, file,
-                r.integer("modules", "load_timeout_ms", 10_000, 1, 3_600_000),
-                r.integer("bus", "stall_ms", 10_000, 0, 3_600_000));
+        ListenSettings listen = ListenSettings.read(section(snapshot, "server", source, errors));
+        boolean metrics = section(snapshot, "metrics", source, errors).bool("enabled", true);
+        RuntimeSettings runtime = RuntimeSettings.read(snapshot, source, file,
+                new PlatformProvider.Deployment(cluster.enabled(), listen.host()), errors);
+        ServerConfig built = new ServerConfig(listen, runtime.instance(), metrics, runtime.storage(),
+                runtime.transcripts(), runtime.bus(), runtime.modules(), runtime.platforms(), cluster, file);
         if (!errors.isEmpty()) {
             throw new ConfigException(errors.remove(errors.size() - 1)); // from() lists them all
         }
         return built;
     }
 
-    /** This config with the command line's overrides. */
-    ServerConfig with(@Nullable Integer port, @Nullable Path dataDir) {
-        return new ServerConfig(host, port != null ? port : this.port, token, maxBodyBytes, maxHeaderBytes,
-                maxConnections, requestTimeoutMs, maxPendingMessages, maxPollTimeoutMs, shutdownTimeoutMs, adminToken,
-                allowedHosts, maxConnectionsPerClient, maxPendingWriteBytes, instance, metricsEnabled,
-                dataDir != null ? dataDir : this.dataDir, jdbcUrl, username, password, synchronous, cacheSize,
-                keepPerChat, maxAgeDays, slowHandlerMs, modulesDir, modules, platforms, cluster, file,
-                moduleLoadTimeoutMs, busStallMs);
-    }
-
-    /**
-     * Typed reads of one setting with its default and range; a wrong value adds an error naming the setting
-     * and where it comes from, and reads as the default so that the other settings are checked too.
-     */
-    private record Reader(ConfigSnapshot snapshot, String source, List<String> errors) {
-        /** {@code read}'s value, or {@code fallback}'s after adding the error {@code read} threw. */
-        <T> T check(java.util.function.Supplier<T> read, java.util.function.Supplier<T> fallback) {
-            try {
-                return read.get();
-            } catch (ConfigException e) {
-                errors.add(e.getMessage());
-                return fallback.get();
-            }
-        }
-
-        private String where(String section, String key) {
-            return ServerConfig.where(snapshot, section + "." + key, source);
-        }
-
-        String text(String section, String key, String dflt) {
-            Object v = snapshot.asMap().get(section + "." + key);
-            return v == null ? dflt : v.toString();
-        }
-
-        int integer(String section, String key, int dflt, int min, int max) {
-            Object v = snapshot.asMap().get(section + "." + key);
-            if (v == null) {
-                return dflt;
-            }
-            long n;
-            if (v instanceof Long l) {
-                n = l;
-            } else {
-                try {
-                    n = Long.parseLong(v.toString().trim());
-                } catch (NumberFormatException e) {
-                    errors.add(bad(section, key, "an integer", v));
-                    return dflt;
+    /** Section {@code name} of {@code snapshot} with its errors collected (its unknown keys are checked above). */
+    private static Section section(ConfigSnapshot snapshot, String name, String source, List<String> errors) {
+        Map<String, String> values = new LinkedHashMap<>();
+        Map<String, String> origins = new LinkedHashMap<>();
+        Set<String> keys = java.util.Objects.requireNonNull(KNOWN.get(name), name);
+        for (String k : keys) {
+            if (snapshot.has(name + "." + k)) {
+                values.put(k, snapshot.getString(name + "." + k, ""));
+                String o = snapshot.origin(name + "." + k);
+                if (o != null) {
+                    origins.put(k, o);
                 }
             }
-            if (n < min || n > max) {
-                errors.add(where(section, key) + ": " + section + "." + key + " must be between " + min + " and "
-                        + max + ", was " + n);
-                return dflt;
-            }
-            return (int) n;
+        }
+        return Section.of(name, values, origins, keys, source).collectingInto(errors);
+    }
+
+    /** This config with the command line's overrides. */
+    ServerConfig with(@Nullable Integer port, @Nullable Path dataDir) {
+        return toBuilder().listen(port == null ? listen : listen.toBuilder().port(port).build())
+                .storage(dataDir == null ? storage : storage.toBuilder().dataDir(dataDir).build()).build();
+    }
+
+    /** This configuration with its modules folder at {@code dir} (no setting names it: it is {@code modules}). */
+    ServerConfig withModulesDir(Path dir) {
+        return toBuilder().modules(modules.toBuilder().dir(dir).build()).build();
+    }
+
+    public static Builder builder() {
+        return defaults().toBuilder();
+    }
+
+    public Builder toBuilder() {
+        return new Builder(this);
+    }
+
+    /** Builds a {@link ServerConfig} section by section, from the defaults or from a copy. Not thread-safe. */
+    public static final class Builder {
+        private ListenSettings listen;
+        private String instance;
+        private boolean metricsEnabled;
+        private StorageSettings storage;
+        private TranscriptSettings transcripts;
+        private BusSettings bus;
+        private ModuleSettings modules;
+        private List<PlatformSection<?>> platforms;
+        private ClusterSettings cluster;
+        private @Nullable Path file;
+
+        private Builder(ServerConfig c) {
+            listen = c.listen;
+            instance = c.instance;
+            metricsEnabled = c.metricsEnabled;
+            storage = c.storage;
+            transcripts = c.transcripts;
+            bus = c.bus;
+            modules = c.modules;
+            platforms = c.platforms;
+            cluster = c.cluster;
+            file = c.file;
         }
 
-        /** A list of host names: a TOML array of strings, or (from the environment) names separated by commas. */
-        List<String> hosts(String section, String key) {
-            try {
-                return Section.strings(text(section, key, "")).stream()
-                        .map(h -> h.toLowerCase(java.util.Locale.ROOT)).toList();
-            } catch (IllegalArgumentException e) {
-                errors.add(where(section, key) + ": " + section + "." + key + " " + e.getMessage());
-                return List.of();
-            }
+        public Builder listen(ListenSettings listen) {
+            this.listen = listen;
+            return this;
         }
 
-        boolean bool(String section, String key, boolean dflt) {
-            Object v = snapshot.asMap().get(section + "." + key);
-            if (v == null) {
-                return dflt;
-            }
-            if (v instanceof Boolean b) {
-                return b;
-            }
-            if (v instanceof String text && (text.trim().equalsIgnoreCase("true") || text.trim().equalsIgnoreCase("false"))) {
-                return Boolean.parseBoolean(text.trim()); // an environment override is text
-            }
-            errors.add(bad(section, key, "true or false", v));
-            return dflt;
+        public Builder instance(String instance) {
+            this.instance = instance;
+            return this;
         }
 
-        private String bad(String section, String key, String wanted, Object v) {
-            return where(section, key) + ": " + section + "." + key + " must be " + wanted + ", was "
-                    + (v instanceof String ? "\"" + v + "\"" : v);
+        public Builder metricsEnabled(boolean enabled) {
+            this.metricsEnabled = enabled;
+            return this;
+        }
+
+        public Builder storage(StorageSettings storage) {
+            this.storage = storage;
+            return this;
+        }
+
+        public Builder transcripts(TranscriptSettings transcripts) {
+            this.transcripts = transcripts;
+            return this;
+        }
+
+        public Builder bus(BusSettings bus) {
+            this.bus = bus;
+            return this;
+        }
+
+        public Builder modules(ModuleSettings modules) {
+            this.modules = modules;
+            return this;
+        }
+
+        public Builder platforms(List<PlatformSection<?>> platforms) {
+            this.platforms = platforms;
+            return this;
+        }
+
+        public Builder cluster(ClusterSettings cluster) {
+            this.cluster = cluster;
+            return this;
+        }
+
+        public Builder file(@Nullable Path file) {
+            this.file = file;
+            return this;
+        }
+
+        public ServerConfig build() {
+            return new ServerConfig(listen, instance, metricsEnabled, storage, transcripts, bus, modules, platforms,
+                    cluster, file);
         }
     }
 }

@@ -61,8 +61,8 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
         this.timers = timers;
         this.config = config;
         this.mounts = mounts;
-        this.limit = new ConnectionLimit(config.maxConnections(), config.maxConnectionsPerClient(),
-                config.requestTimeoutMs());
+        this.limit = new ConnectionLimit(config.listen().maxConnections(), config.listen().maxConnectionsPerClient(),
+                config.listen().requestTimeoutMs());
         this.handler = handler;
     }
 
@@ -73,17 +73,17 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     @Override
     protected void initChannel(SocketChannel ch) {
         ch.pipeline()
-                .addLast("backpressure", new WriteLimit(config.maxPendingWriteBytes(), writes))
+                .addLast("backpressure", new WriteLimit(config.listen().maxPendingWriteBytes(), writes))
                 .addLast("limit", limit)
                 .addLast("linger", new Linger())
-                .addLast("codec", new HttpServerCodec(MAX_REQUEST_LINE, config.maxHeaderBytes(), 8192))
+                .addLast("codec", new HttpServerCodec(MAX_REQUEST_LINE, config.listen().maxHeaderBytes(), 8192))
                 .addLast("inorder", new InOrder())
                 .addLast("timing", timers.timing())
-                .addLast("timeout", new RequestTimeout(config.requestTimeoutMs()))
-                .addLast("body", new BodyLimit(config.maxBodyBytes()))
+                .addLast("timeout", new RequestTimeout(config.listen().requestTimeoutMs()))
+                .addLast("body", new BodyLimit(config.listen().maxBodyBytes()))
                 .addLast("handler", handler);
-        if (mounts.maxBodyBytes() > config.maxBodyBytes()) {
-            ch.pipeline().addBefore("body", "mount-body", new MountBodyLimit(mounts, config.maxBodyBytes()));
+        if (mounts.maxBodyBytes() > config.listen().maxBodyBytes()) {
+            ch.pipeline().addBefore("body", "mount-body", new MountBodyLimit(mounts, config.listen().maxBodyBytes()));
         }
     }
 

@@ -128,9 +128,9 @@ public final class ServerMain {
             signalled.await();
             // close keeps to server.shutdown_timeout_ms; this bounds a step that does not (a module's
             // onUnload that never returns): the process exits anyway, saying so.
-            if (!stopped.await(config.shutdownTimeoutMs() + SHUTDOWN_GRACE_MILLIS, TimeUnit.MILLISECONDS)) {
+            if (!stopped.await(config.listen().shutdownTimeoutMs() + SHUTDOWN_GRACE_MILLIS, TimeUnit.MILLISECONDS)) {
                 System.err.println("pulsebus: shutdown did not finish within server.shutdown_timeout_ms ("
-                        + config.shutdownTimeoutMs() + " ms) + " + SHUTDOWN_GRACE_MILLIS + " ms; exiting anyway");
+                        + config.listen().shutdownTimeoutMs() + " ms) + " + SHUTDOWN_GRACE_MILLIS + " ms; exiting anyway");
                 return 1;
             }
         } catch (InterruptedException e) {

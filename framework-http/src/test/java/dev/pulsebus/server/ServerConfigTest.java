@@ -26,14 +26,14 @@ class ServerConfigTest {
     void theShippedFileLoadsAndMatchesTheDefaults() {
         ServerConfig shipped = ServerConfig.load(Path.of("..", "config", "pulsebus.toml"), false, Map.of());
         ServerConfig defaults = ServerConfig.defaults();
-        assertThat(shipped.port()).isEqualTo(8080).isEqualTo(defaults.port());
-        assertThat(shipped.host()).isEqualTo("127.0.0.1").isEqualTo(defaults.host());
-        assertThat(shipped.maxBodyBytes()).isEqualTo(defaults.maxBodyBytes());
-        assertThat(shipped.slowHandlerMs()).isEqualTo(1000).isEqualTo(defaults.slowHandlerMs());
-        assertThat(shipped.token().isEmpty()).isTrue();
-        assertThat(shipped.modules()).containsKey("example");
-        assertThat(shipped.moduleLoadTimeoutMs()).isEqualTo(10_000).isEqualTo(defaults.moduleLoadTimeoutMs());
-        assertThat(shipped.busStallMs()).isEqualTo(10_000).isEqualTo(defaults.busStallMs());
+        assertThat(shipped.listen().port()).isEqualTo(8080).isEqualTo(defaults.listen().port());
+        assertThat(shipped.listen().host()).isEqualTo("127.0.0.1").isEqualTo(defaults.listen().host());
+        assertThat(shipped.listen().maxBodyBytes()).isEqualTo(defaults.listen().maxBodyBytes());
+        assertThat(shipped.bus().slowHandlerMs()).isEqualTo(1000).isEqualTo(defaults.bus().slowHandlerMs());
+        assertThat(shipped.listen().token().isEmpty()).isTrue();
+        assertThat(shipped.modules().modules()).containsKey("example");
+        assertThat(shipped.modules().loadTimeoutMs()).isEqualTo(10_000).isEqualTo(defaults.modules().loadTimeoutMs());
+        assertThat(shipped.bus().stallMs()).isEqualTo(10_000).isEqualTo(defaults.bus().stallMs());
     }
 
     @Test
@@ -41,21 +41,21 @@ class ServerConfigTest {
         Path f = write("[server]\nport = 9000\n");
         ServerConfig c = ServerConfig.load(f, false, Map.of("PULSEBUS_SERVER_PORT", "9090",
                 "PULSEBUS_METRICS_ENABLED", "false", "HOME", "/root"));
-        assertThat(c.port()).isEqualTo(9090);
+        assertThat(c.listen().port()).isEqualTo(9090);
         assertThat(c.metricsEnabled()).isFalse();
-        assertThat(ServerConfig.load(f, false, Map.of("PULSEBUS_BUS_SLOW_HANDLER_MS", "250")).slowHandlerMs())
+        assertThat(ServerConfig.load(f, false, Map.of("PULSEBUS_BUS_SLOW_HANDLER_MS", "250")).bus().slowHandlerMs())
                 .isEqualTo(250);
         ServerConfig secrets = ServerConfig.load(f, false, Map.of("PULSEBUS_SERVER_TOKEN", "0123",
                 "PULSEBUS_STORAGE_PASSWORD", "007", "PULSEBUS_STORAGE_USERNAME", "1.50"));
-        assertThat(secrets.token().reveal()).isEqualTo("0123");
-        assertThat(secrets.password().reveal()).isEqualTo("007");
+        assertThat(secrets.listen().token().reveal()).isEqualTo("0123");
+        assertThat(secrets.storage().password().reveal()).isEqualTo("007");
         // by field: the record's temp file path is random digits and may hold "007" itself
         assertThat(secrets.toString()).as("the record prints no secret").doesNotContain("token=0123")
                 .doesNotContain("password=007")
                 .contains("token=****").contains("password=****");
-        assertThat(secrets.username()).isEqualTo("1.50");
+        assertThat(secrets.storage().username()).isEqualTo("1.50");
         assertThat(ServerConfig.load(f, false, Map.of("PULSEBUS_JAVA_OPTS", "-Xmx512m", "PULSEBUS_AOT", "0",
-                "PULSEBUS_JAVA", "/usr/bin/java", "PULSEBUS_NPM_CACHE", "/tmp/npm")).port())
+                "PULSEBUS_JAVA", "/usr/bin/java", "PULSEBUS_NPM_CACHE", "/tmp/npm")).listen().port())
                 .as("the launcher's and the test tools' variables are not settings").isEqualTo(9000);
         assertThatThrownBy(() -> ServerConfig.load(f, false, Map.of("PULSEBUS_SERVER_PROT", "1")))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("PULSEBUS_SERVER_PROT names no setting");
@@ -63,13 +63,13 @@ class ServerConfigTest {
 
     @Test
     void theModuleLoadTimeoutIsASettingOfModulesBesideTheModulesOwnSections() throws Exception {
-        assertThat(ServerConfig.defaults().moduleLoadTimeoutMs()).isEqualTo(10_000);
+        assertThat(ServerConfig.defaults().modules().loadTimeoutMs()).isEqualTo(10_000);
         ServerConfig c = ServerConfig.load(write("[modules]\nload_timeout_ms = 2500\n\n[modules.hello]\ngreeting = \"hi\"\n"),
                 false, Map.of());
-        assertThat(c.moduleLoadTimeoutMs()).isEqualTo(2500);
-        assertThat(c.modules()).as("not a module's section").containsOnlyKeys("hello");
+        assertThat(c.modules().loadTimeoutMs()).isEqualTo(2500);
+        assertThat(c.modules().modules()).as("not a module's section").containsOnlyKeys("hello");
         assertThat(ServerConfig.load(write(""), false, Map.of("PULSEBUS_MODULES_LOAD_TIMEOUT_MS", "700"))
-                .moduleLoadTimeoutMs()).isEqualTo(700);
+                .modules().loadTimeoutMs()).isEqualTo(700);
         assertThatThrownBy(() -> ServerConfig.load(write("[modules]\nload_timeout_ms = 0\n"), false, Map.of()))
                 .hasMessageContaining("modules.load_timeout_ms must be between 1 and");
         assertThatThrownBy(() -> ServerConfig.load(write("[modules]\nload_timeout = 5\n"), false, Map.of()))
@@ -80,18 +80,18 @@ class ServerConfigTest {
     @Test
     void theFrontDoorsSettingsReadFromTheFileAndTheEnvironment() throws Exception {
         ServerConfig defaults = ServerConfig.defaults();
-        assertThat(defaults.adminToken().isEmpty()).isTrue();
-        assertThat(defaults.allowedHosts()).isEmpty();
-        assertThat(defaults.maxConnectionsPerClient()).isEqualTo(256).isLessThan(defaults.maxConnections());
+        assertThat(defaults.listen().adminToken().isEmpty()).isTrue();
+        assertThat(defaults.listen().allowedHosts()).isEmpty();
+        assertThat(defaults.listen().maxConnectionsPerClient()).isEqualTo(256).isLessThan(defaults.listen().maxConnections());
         Path f = write("[server]\nadmin_token = \"0042\"\nallowed_hosts = [\"Bot.Example.com\", \".corp.example\"]\n"
                 + "max_connections_per_client = 16\n\n[adapters.onebot11]\nallowed_origins = [\"https://panel.example\"]\n");
         ServerConfig c = ServerConfig.load(f, false, Map.of());
-        assertThat(c.adminToken().reveal()).isEqualTo("0042");
-        assertThat(c.allowedHosts()).containsExactly("bot.example.com", ".corp.example");
-        assertThat(c.maxConnectionsPerClient()).isEqualTo(16);
+        assertThat(c.listen().adminToken().reveal()).isEqualTo("0042");
+        assertThat(c.listen().allowedHosts()).containsExactly("bot.example.com", ".corp.example");
+        assertThat(c.listen().maxConnectionsPerClient()).isEqualTo(16);
         assertThat(c.platformSettings(OneBotSettings.class).get(0).allowedOrigins()).containsExactly("https://panel.example");
         assertThat(ServerConfig.load(f, false, Map.of("PULSEBUS_SERVER_ALLOWED_HOSTS", "a.example, b.example"))
-                .allowedHosts()).containsExactly("a.example", "b.example");
+                .listen().allowedHosts()).containsExactly("a.example", "b.example");
         assertThatThrownBy(() -> ServerConfig.load(write("[server]\nallowed_hosts = [1]\n"), false, Map.of()))
                 .hasMessageContaining("server.allowed_hosts is an array with 1 in it");
         assertThatThrownBy(() -> ServerConfig.load(write("[server]\nmax_connections_per_client = 0\n"), false,
@@ -119,14 +119,14 @@ class ServerConfigTest {
                 .hasMessageContaining("metrics.enabled must be true or false");
         assertThatThrownBy(() -> ServerConfig.load(dir.resolve("absent.toml"), false, Map.of()))
                 .hasMessageContaining("does not exist");
-        assertThat(ServerConfig.load(dir.resolve("absent.toml"), true, Map.of()).port()).isEqualTo(8080);
+        assertThat(ServerConfig.load(dir.resolve("absent.toml"), true, Map.of()).listen().port()).isEqualTo(8080);
     }
 
     @Test
     void commandLineFlagsWinAndBadOnesAreUsageErrors() {
         ServerConfig c = ServerMain.configure(new String[] {"--port", "0", "--data-dir", dir.toString()});
-        assertThat(c.port()).isZero();
-        assertThat(c.dataDir()).isEqualTo(dir);
+        assertThat(c.listen().port()).isZero();
+        assertThat(c.storage().dataDir()).isEqualTo(dir);
         assertThat(ServerMain.run(new String[] {"--port", "abc"})).isEqualTo(2);
         assertThat(ServerMain.run(new String[] {"--frobnicate"})).isEqualTo(2);
         assertThat(ServerMain.run(new String[] {"--config", dir.resolve("absent.toml").toString()})).isEqualTo(2);

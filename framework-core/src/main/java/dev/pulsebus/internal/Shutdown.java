@@ -1,4 +1,4 @@
-package dev.pulsebus.server;
+package dev.pulsebus.internal;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -7,17 +7,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What the server has opened, in the order it opened it, closed newest first: at shutdown, and when the
- * start fails part way, so that a failed start leaves nothing running and the two paths cannot disagree.
- * Each close gets the time left before a shared deadline; one that fails is logged and the next runs.
- * Not thread-safe: the server opens on one thread and closes once.
+ * What a bot (the runtime, the server around it) has opened, in the order it opened it, closed newest first:
+ * at shutdown, and when the start fails part way, so that a failed start leaves nothing running and the two
+ * paths cannot disagree. Each close gets the time left before a shared deadline; one that fails is logged and
+ * the next runs. Not thread-safe: a bot opens on one thread and closes once.
  */
-final class Opened {
+public final class Shutdown {
 
-    private static final Logger LOG = LoggerFactory.getLogger(Opened.class);
+    private static final Logger LOG = LoggerFactory.getLogger(Shutdown.class);
 
     /** Closes one thing; {@code nanosLeft} is the time left before the deadline (at least 1 ms). */
-    interface Closer {
+    public interface Closer {
         void close(long nanosLeft) throws Exception;
     }
 
@@ -27,12 +27,12 @@ final class Opened {
     private final List<Entry> entries = new ArrayList<>();
 
     /** Remembers {@code closer}, to run before everything added earlier. */
-    void add(String what, Closer closer) {
+    public void add(String what, Closer closer) {
         entries.add(new Entry(what, closer));
     }
 
     /** Remembers a close that needs no time budget. */
-    void add(String what, AutoCloseable closeable) {
+    public void add(String what, AutoCloseable closeable) {
         add(what, nanosLeft -> closeable.close());
     }
 
@@ -42,7 +42,7 @@ final class Opened {
      * it (the transcripts' flush or spill) keep their time. One still running then is left to finish (a
      * daemon thread) and logged.
      */
-    void addBounded(String what, AutoCloseable closeable) {
+    public void addBounded(String what, AutoCloseable closeable) {
         add(what, nanosLeft -> {
             Thread t = Thread.ofPlatform().daemon().name("pulsebus-shutdown-" + what).start(() -> {
                 try {
@@ -52,7 +52,7 @@ final class Opened {
                 }
             });
             if (!t.join(java.time.Duration.ofNanos(Math.max(TimeUnit.MILLISECONDS.toNanos(1), nanosLeft / 4)))) {
-                LOG.warn("Shutdown step '{}' did not finish in its share of server.shutdown_timeout_ms; going on", what);
+                LOG.warn("Shutdown step '{}' did not finish in its share of the shutdown timeout; going on", what);
             }
         });
     }
@@ -61,7 +61,7 @@ final class Opened {
      * Closes everything, newest first, within {@code timeoutNanos} as far as each closer keeps to its
      * budget; forgets them. Returns the names of the steps that failed.
      */
-    List<String> closeAll(long timeoutNanos) {
+    public List<String> closeAll(long timeoutNanos) {
         long deadline = System.nanoTime() + timeoutNanos;
         List<String> failed = new ArrayList<>();
         for (int i = entries.size() - 1; i >= 0; i--) {
@@ -79,7 +79,7 @@ final class Opened {
     }
 
     /** The steps, oldest first (for tests and logs). */
-    List<String> steps() {
+    public List<String> steps() {
         return entries.stream().map(Entry::what).toList();
     }
 }
