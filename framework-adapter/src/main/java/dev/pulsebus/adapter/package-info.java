@@ -5,8 +5,8 @@
  * and meters of bounded label sets ({@link dev.pulsebus.adapter.AdapterMeters}). Internal to PulseBus: not an
  * API for bot modules.
  *
- * <p>It may import the JDK, Jackson, Netty's buffers, Micrometer, SLF4J and the core packages {@code event},
- * {@code config} and {@code internal}; never an adapter's package, nor {@code dev.pulsebus.server}.
+ * <p>It may import the JDK, Jackson, Netty's buffers, Micrometer, SLF4J and the core packages {@code event}
+ * and {@code internal}; never a platform's package, nor {@code dev.pulsebus.server}.
  */
 @org.jspecify.annotations.NullMarked
 package dev.pulsebus.adapter;

@@ -6,4 +6,5 @@
  * <p>It may import every PulseBus module, the core test jar's fixtures, JMH, Guava and Jackson, and
  * its own benchmark packages; no PulseBus module may import it.
  */
+@org.jspecify.annotations.NullMarked
 package dev.pulsebus.bench;

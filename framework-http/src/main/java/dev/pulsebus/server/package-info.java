@@ -8,8 +8,9 @@
  * {@code HttpHandler}, which routes. Netty's I/O threads never run bot code: a message said over HTTP is
  * stored, acknowledged, then handed to the message pipeline on a virtual thread.
  *
- * <p>It may import every core package, {@code dev.pulsebus.storage}, Netty, Micrometer's Prometheus
- * registry and Logback; never the bench.
+ * <p>It may import every core package, {@code dev.pulsebus.storage}, {@code cluster} and {@code netty}, Netty,
+ * Micrometer's Prometheus registry and Logback; never the bench, a platform's package or the example module,
+ * which it finds through {@link java.util.ServiceLoader} ({@code ArchitectureTest}).
  */
 @org.jspecify.annotations.NullMarked
 package dev.pulsebus.server;

@@ -16,8 +16,9 @@
  * virtual thread, so no bot code runs on an I/O thread.
  *
  * <p>It may import the JDK, Netty, Jackson, Micrometer, SLF4J, the core packages {@code event},
- * {@code pipeline}, {@code config} and {@code internal}, and {@code dev.pulsebus.adapter}; never
- * {@code dev.pulsebus.server}, which builds on it.
+ * {@code pipeline}, {@code platform}, {@code config} and {@code internal}, {@code dev.pulsebus.adapter} and
+ * {@code dev.pulsebus.netty}; never {@code dev.pulsebus.server}, {@code cluster} (actions are relayed through
+ * the SPI's {@code InstanceMessaging}), {@code storage} or another platform ({@code ArchitectureTest}).
  */
 @org.jspecify.annotations.NullMarked
 package dev.pulsebus.onebot;

@@ -10,10 +10,10 @@
  * one poller per bot, one virtual thread per send; nothing runs on a Netty I/O thread but reading a
  * posted update's bytes.
  *
- * <p>It may import the JDK, Netty (the webhook's request and answer), Jackson, Micrometer, SLF4J, the
- * core packages {@code event}, {@code pipeline}, {@code kv}, {@code config} and {@code internal}, and
- * {@code dev.pulsebus.adapter}; never {@code dev.pulsebus.server}, which builds on it, nor
- * {@code dev.pulsebus.onebot}.
+ * <p>It may import the JDK, Netty's buffers, Jackson, Micrometer, SLF4J, the core packages {@code event},
+ * {@code pipeline}, {@code platform}, {@code kv}, {@code config} and {@code internal}, and
+ * {@code dev.pulsebus.adapter}; never {@code dev.pulsebus.server}, {@code cluster}, {@code storage} or
+ * another platform ({@code ArchitectureTest}).
  */
 @org.jspecify.annotations.NullMarked
 package dev.pulsebus.telegram;
