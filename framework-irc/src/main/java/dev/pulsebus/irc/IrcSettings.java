@@ -15,7 +15,7 @@ import java.util.Set;
  * The settings of {@code [adapters.irc]}, checked: one bot on one IRC server. Immutable; the secrets
  * (passwords, channel keys) are {@link Secret}s, never printed.
  *
- * @param enabled       whether the bot connects
+ * @param enabled       whether the bot connects (a section present and not {@code false})
  * @param server        the server's host name
  * @param port          its port (default 6697 with TLS, 6667 without)
  * @param tls           whether to connect with TLS (default true)
@@ -121,7 +121,7 @@ public record IrcSettings(boolean enabled, String server, int port, boolean tls,
      * @throws dev.pulsebus.config.ConfigException naming what is wrong
      */
     static IrcSettings read(Section s, boolean clustered) {
-        boolean enabled = s.bool("enabled", false);
+        boolean enabled = s.bool("enabled", true);
         String server = s.text("server", "").strip();
         if (enabled && server.isEmpty()) {
             throw s.error("server", "server is not set: the IRC server's host name (irc.libera.chat)");
