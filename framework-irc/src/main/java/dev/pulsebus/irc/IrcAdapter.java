@@ -99,6 +99,7 @@ final class IrcAdapter implements Adapter {
     private static final long TICK_MILLIS = 250;
     private static final int CONNECT_TIMEOUT_MILLIS = 10_000;
     private static final int MAX_UNDERSCORES = 8;
+    private static final long QUIT_WAIT_NANOS = 1_500_000_000L;
 
     /** How often the bot checks the connection, and how long it waits. */
     record Timing(Duration pingEvery, Duration pongTimeout, Duration registerTimeout) {
@@ -135,7 +136,8 @@ final class IrcAdapter implements Adapter {
     private final IrcMetrics metrics;
     private final Self self;
     private final String version;
-    private final SSLSocketFactory tlsFactory;
+    /** With {@code tls}: made at start, so a {@code tls_ca_file} that does not read stops the start. */
+    private final @Nullable SSLSocketFactory tlsFactory;
     private final String runId = Long.toString(ThreadLocalRandom.current().nextLong() & 0xffffffffffL, 36);
     private final AtomicLong inSeq = new AtomicLong();
     private final AtomicLong outSeq = new AtomicLong();
@@ -148,6 +150,8 @@ final class IrcAdapter implements Adapter {
     private volatile boolean up;
     private volatile @Nullable String gaveUp;
     private volatile boolean stopping;
+    /** When {@link #stopping} was set: the reader waits a while for the server to close after QUIT. */
+    private volatile long stoppedAt;
     private volatile @Nullable Thread connector;
     private volatile @Nullable Thread writer;
 
@@ -157,7 +161,7 @@ final class IrcAdapter implements Adapter {
         this.clock = clock;
         this.self = new Self(PLATFORM, settings.nick());
         this.version = version();
-        this.tlsFactory = settings.tls() ? tlsFactory(settings.tlsCaFile()) : (SSLSocketFactory) SSLSocketFactory.getDefault();
+        this.tlsFactory = settings.tls() ? tlsFactory(settings.tlsCaFile()) : null;
         this.lanes = new ChatLanes<>("pulsebus-irc-lane", LANES, LANE_CAPACITY, IrcAdapter::chatOf, this::handOver);
         this.metrics = new IrcMetrics(registry);
         metrics.bind(settings.server(), this, a -> a.up ? 1 : 0, a -> a.queuedLines.get());
@@ -222,6 +226,7 @@ final class IrcAdapter implements Adapter {
         while (queuedLines.get() > 0 && up && System.nanoTime() < until) {
             Thread.sleep(20);
         }
+        stoppedAt = System.nanoTime();
         stopping = true;
         Session s = session;
         if (s != null) {
@@ -353,7 +358,8 @@ final class IrcAdapter implements Adapter {
             try {
                 s.write(cur.lines[cur.next]);
             } catch (IOException e) {
-                s.close(); // the reader sees it and reconnects; the line is said again on the next connection
+                s.ready = false; // said again on the next connection
+                s.close(); // the reader sees it and reconnects
                 continue;
             }
             bucket.take();
@@ -473,8 +479,9 @@ final class IrcAdapter implements Adapter {
             plain.setTcpNoDelay(true);
             plain.setKeepAlive(true);
             Socket socket = plain;
-            if (settings.tls()) {
-                SSLSocket tls = (SSLSocket) tlsFactory.createSocket(plain, settings.server(), settings.port(), true);
+            SSLSocketFactory factory = tlsFactory;
+            if (factory != null) {
+                SSLSocket tls = (SSLSocket) factory.createSocket(plain, settings.server(), settings.port(), true);
                 SSLParameters p = tls.getSSLParameters();
                 p.setEndpointIdentificationAlgorithm("HTTPS");
                 tls.setSSLParameters(p);
@@ -510,10 +517,10 @@ final class IrcAdapter implements Adapter {
             } catch (SocketTimeoutException e) {
                 line = null;
             }
-            if (stopping) {
-                return;
-            }
             long now = System.nanoTime();
+            if (stopping && now - stoppedAt > QUIT_WAIT_NANOS) {
+                return; // after QUIT, reads until the server closes (its ERROR), for a while
+            }
             if (line != null) {
                 metrics.received.increment();
                 IrcLine m = IrcLine.parse(line);
@@ -691,7 +698,7 @@ final class IrcAdapter implements Adapter {
     // ------------------------------------------------------------------ inbound
 
     private void message(Session s, IrcLine m, boolean notice) throws IOException {
-        if (m.params().size() < 2 || !m.fromUser() || m.param(0).isEmpty()) {
+        if (stopping || m.params().size() < 2 || !m.fromUser() || m.param(0).isEmpty()) {
             return; // a server's notice, or a broken line
         }
         String from = m.nick();
