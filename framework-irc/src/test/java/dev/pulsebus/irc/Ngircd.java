@@ -54,6 +54,10 @@ final class Ngircd implements AutoCloseable {
         c.append("[Limits]\nMaxConnectionsIP = 0\nPingTimeout = 120\nPongTimeout = 20\n")
                 .append("[Options]\nPAM = no\nIdent = no\nDNS = no\nIncludeDir = ").append(include).append('\n');
         if (tls) {
+            boolean openssl = java.util.Arrays.stream(System.getenv().getOrDefault("PATH", "").split(":", -1))
+                    .anyMatch(d -> !d.isEmpty() && Files.isExecutable(Path.of(d, "openssl")));
+            Required.service("ircd", openssl ? null : "IRC TLS test: no openssl on the PATH to make the server's"
+                    + " certificate");
             Path key = dir.resolve("key.pem");
             Path dh = dir.resolve("dh.pem");
             run(List.of("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
