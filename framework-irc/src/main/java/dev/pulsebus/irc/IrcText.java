@@ -96,7 +96,8 @@ final class IrcText {
                 n++;
             } else if (c < 0x800) {
                 n += 2;
-            } else if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+            } else if (Character.isHighSurrogate(c) && i + 1 < s.length()
+                    && Character.isLowSurrogate(s.charAt(i + 1))) {
                 n += 4;
                 i++;
             } else {

@@ -84,7 +84,8 @@ class IrcSaslTest {
             c.expect("CAP LS 302");
             c.send(":jaguar.test CAP * LS :multi-prefix away-notify");
             c.await("QUIT :bye"::equals, WAIT);
-            assertThat(c.lines.stream().map(FakeIrcServer.Conn.Line::text)).noneMatch(l -> l.startsWith("AUTHENTICATE"));
+            assertThat(c.lines.stream().map(FakeIrcServer.Conn.Line::text))
+                    .noneMatch(l -> l.startsWith("AUTHENTICATE"));
             long until = System.nanoTime() + WAIT.toNanos();
             while (bot.adapter().warnings().size() < 2 && System.nanoTime() < until) {
                 Thread.sleep(10);

@@ -61,7 +61,8 @@ final class Ngircd implements AutoCloseable {
             Path key = dir.resolve("key.pem");
             Path dh = dir.resolve("dh.pem");
             run(List.of("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                    "-nodes", "-keyout", key.toString(), "-out", cert.toString(), "-days", "2", "-subj", "/CN=localhost",
+                    "-nodes", "-keyout", key.toString(), "-out", cert.toString(), "-days", "2",
+                    "-subj", "/CN=localhost",
                     "-addext", "subjectAltName=DNS:localhost"));
             run(List.of("openssl", "genpkey", "-genparam", "-algorithm", "DH", "-pkeyopt", "group:ffdhe2048",
                     "-out", dh.toString()));
