@@ -150,6 +150,8 @@ final class IrcAdapter implements Adapter {
     private volatile boolean up;
     private volatile @Nullable String gaveUp;
     private volatile boolean stopping;
+    /** Set first at stop: messages read from then on are not handed to the lanes, which are stopping. */
+    private volatile boolean closing;
     /** When {@link #stopping} was set: the reader waits a while for the server to close after QUIT. */
     private volatile long stoppedAt;
     private volatile @Nullable Thread connector;
@@ -164,7 +166,6 @@ final class IrcAdapter implements Adapter {
         this.tlsFactory = settings.tls() ? tlsFactory(settings.tlsCaFile()) : null;
         this.lanes = new ChatLanes<>("pulsebus-irc-lane", LANES, LANE_CAPACITY, IrcAdapter::chatOf, this::handOver);
         this.metrics = new IrcMetrics(registry);
-        metrics.bind(settings.server(), this, a -> a.up ? 1 : 0, a -> a.queuedLines.get());
     }
 
     @Override
@@ -209,6 +210,7 @@ final class IrcAdapter implements Adapter {
     @Override
     public void start(Inbound inbound) {
         this.inbound = inbound;
+        metrics.bind(settings.server(), this, a -> a.up ? 1 : 0, a -> a.queuedLines.get());
         lanes.start(inbound);
         writer = Thread.ofVirtual().name("pulsebus-irc-writer").start(this::write);
         connector = Thread.ofVirtual().name("pulsebus-irc-" + settings.server()).start(this::connect);
@@ -221,6 +223,7 @@ final class IrcAdapter implements Adapter {
      */
     @Override
     public void stop() throws InterruptedException {
+        closing = true; // what is said from now on is not taken
         lanes.stop(Duration.ofSeconds(5));
         long until = System.nanoTime() + Duration.ofSeconds(2).toNanos();
         while (queuedLines.get() > 0 && up && System.nanoTime() < until) {
@@ -253,10 +256,7 @@ final class IrcAdapter implements Adapter {
             LockSupport.unpark(w);
             w.join(Duration.ofSeconds(2));
         }
-        for (Send send; (send = queue.poll()) != null; ) {
-            send.done.completeExceptionally(new IllegalStateException("the IRC adapter stopped before this was said"));
-        }
-        queuedLines.set(0);
+        failQueued();
         setUp(false);
         metrics.unbind();
     }
@@ -312,11 +312,22 @@ final class IrcAdapter implements Adapter {
         }
         Send send = new Send(lines, runId + "-o" + outSeq.incrementAndGet());
         queue.add(send);
+        if (stopping) {
+            failQueued(); // stop may have emptied the queue before this came
+        }
         Thread w = writer;
         if (w != null) {
             LockSupport.unpark(w);
         }
         return send.done;
+    }
+
+    /** Fails the sends still queued (the adapter stopped). */
+    private void failQueued() {
+        for (Send send; (send = queue.poll()) != null; ) {
+            queuedLines.addAndGet(-(send.lines.length - send.next));
+            send.done.completeExceptionally(new IllegalStateException("the IRC adapter stopped before this was said"));
+        }
     }
 
     /** Lines waiting for the flood control. */
@@ -698,7 +709,7 @@ final class IrcAdapter implements Adapter {
     // ------------------------------------------------------------------ inbound
 
     private void message(Session s, IrcLine m, boolean notice) throws IOException {
-        if (stopping || m.params().size() < 2 || !m.fromUser() || m.param(0).isEmpty()) {
+        if (closing || m.params().size() < 2 || !m.fromUser() || m.param(0).isEmpty()) {
             return; // a server's notice, or a broken line
         }
         String from = m.nick();
