@@ -80,7 +80,8 @@ class ArchitectureTest {
      * written as a bot module's author would, against the public API only.
      */
     private static final Map<String, Set<String>> INTERNAL_USE = Map.ofEntries(
-            Map.entry("framework-storage", Set.of("FailureLog", "Json", "Names", "Require", "WriterThread")),
+            Map.entry("framework-storage", Set.of("FailureLog", "HostName", "Json", "Names", "Require", "Shutdown",
+                    "WriterThread")),
             Map.entry("framework-cluster", Set.of("FailureLog", "Json")),
             Map.entry("framework-adapter", Set.of()),
             Map.entry("framework-netty", Set.of("FailureLog")),
@@ -88,7 +89,8 @@ class ArchitectureTest {
             Map.entry("framework-telegram", Set.of("Backoff", "FailureLog", "Json", "SlotPool")),
             Map.entry("framework-irc", Set.of()),
             Map.entry("framework-example", Set.of()),
-            Map.entry("framework-http", Set.of("FailureLog", "Json", "JsonStreaming", "LruTable", "Names")),
+            Map.entry("framework-http", Set.of("FailureLog", "HostName", "Json", "JsonStreaming", "LruTable", "Names",
+                    "Shutdown")),
             Map.entry("framework-bench", Set.of("Json")));
 
     /** The one module that registers a {@code BotModule}: the server jar's example module. */

@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * What a test does when a service it needs is absent. Run by hand, it is skipped with the reason printed (a
  * newcomer's {@code mvn verify} passes on a machine without PostgreSQL or Chromium). Run with
- * {@code -Dpulsebus.test.require=postgres,mariadb,redis,rabbitmq,browser,prometheus,telegram-emulator} (as
+ * {@code -Dpulsebus.test.require=postgres,mariadb,redis,rabbitmq,browser,prometheus,telegram-emulator,ircd} (as
  * {@code .ci/run} does), a test whose named service is absent fails instead: CI never goes green by skipping.
  */
 public final class Required {
@@ -20,7 +20,7 @@ public final class Required {
     public static final String PROPERTY = "pulsebus.test.require";
     /** The services the tests know, as {@link #PROPERTY} names them. */
     public static final Set<String> SERVICES = Set.of("postgres", "mariadb", "redis", "rabbitmq", "browser",
-            "prometheus", "telegram-emulator");
+            "prometheus", "telegram-emulator", "ircd");
 
     private static final Set<String> REQUIRED = parse(System.getProperty(PROPERTY, ""));
 

@@ -18,7 +18,8 @@ import org.HdrHistogram.Histogram;
  * The {@code adapter} suite (issues 17 and 19): {@code onebot11_decode} and {@code telegram_decode} under JMH
  * beside Jackson's tree and token walk, then a real server in this JVM with the v11 adapter on its reverse
  * WebSocket, loaded over loopback by {@link OneBotLoad}, and one with the Telegram adapter polling
- * {@link FakeTelegram}. Each socket row runs in interleaved rounds with the do-nothing bot
+ * {@link FakeTelegram}, and the IRC adapter against a real ngIRCd ({@link IrcRoundtrip}). Each socket row
+ * runs in interleaved rounds with the do-nothing bot
  * ({@link InstantBot}, the floor) at the same load, and reports the median of its rounds. The flood runs
  * first, so the round trips are timed on a warm server.
  */
@@ -86,6 +87,7 @@ public final class AdapterSuite implements Suite {
             }
         }
         rows.add(telegramRoundtrip(options, rounds, warmup, measure));
+        rows.add(IrcRoundtrip.run(options, rounds));
         return rows;
     }
 
