@@ -1,8 +1,8 @@
 package dev.pulsebus.cluster;
 
 import dev.pulsebus.config.ConfigException;
+import dev.pulsebus.config.Section;
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -57,45 +57,89 @@ public record ClusterSettings(boolean enabled, String instance, URI broker, int 
     }
 
     /**
-     * Reads the section's {@code values} (keys checked by the caller against {@link #KEYS}).
+     * Reads the section's {@code values} (keys checked by the caller against {@link #KEYS}), each error naming
+     * {@code source}.
      *
      * @throws ConfigException naming the setting and {@code source} when a value is wrong
      */
     public static ClusterSettings read(Map<String, String> values, String source) {
-        String enabled = values.getOrDefault("enabled", "false").trim().toLowerCase(Locale.ROOT);
-        if (!enabled.equals("true") && !enabled.equals("false")) {
-            throw new ConfigException(source + ": cluster.enabled must be true or false, was \"" + enabled + "\"");
-        }
-        String partitionsText = values.getOrDefault("partitions", Integer.toString(DEFAULT_PARTITIONS)).trim();
-        int partitions;
-        try {
-            partitions = Integer.parseInt(partitionsText);
-        } catch (NumberFormatException e) {
-            throw new ConfigException(source + ": cluster.partitions must be an integer, was \"" + partitionsText + "\"");
-        }
-        if (partitions < 1 || partitions > MAX_PARTITIONS) {
-            throw new ConfigException(source + ": cluster.partitions must be between 1 and " + MAX_PARTITIONS
-                    + ", was " + partitions);
-        }
-        URI broker = uri(values.getOrDefault("broker", DEFAULT_BROKER), "broker", source);
-        String scheme = String.valueOf(broker.getScheme()).toLowerCase(Locale.ROOT);
-        if (scheme.equals("nats")) {
-            throw new ConfigException(source + ": cluster.broker " + broker + ": PulseBus clusters on RabbitMQ only "
+        return read(Section.of("cluster", values, Map.of(), KEYS, source));
+    }
+
+    /**
+     * Reads {@code [cluster]}: an error names the setting and where it is set.
+     *
+     * @throws ConfigException naming the setting when a value is wrong
+     */
+    public static ClusterSettings read(Section s) {
+        boolean enabled = s.bool("enabled", false);
+        int partitions = s.integer("partitions", DEFAULT_PARTITIONS, 1, MAX_PARTITIONS);
+        URI broker = s.url("broker", s.text("broker", DEFAULT_BROKER).trim(), Set.of("amqp", "amqps", "nats"),
+                "needs amqp://user:password@host:port", "");
+        if (String.valueOf(broker.getScheme()).toLowerCase(Locale.ROOT).equals("nats")) {
+            throw s.error("broker", "broker " + broker + ": PulseBus clusters on RabbitMQ only "
                     + "(amqp://user:password@host:5672); NATS is not supported (docs/CLUSTER.md says why)");
         }
-        if (!scheme.equals("amqp") && !scheme.equals("amqps")) {
-            throw new ConfigException(source + ": cluster.broker must be an amqp:// URL, was \"" + broker + "\"");
+        URI redis = s.url("redis", s.text("redis", DEFAULT_REDIS).trim(), Set.of("redis", "rediss"),
+                "needs redis://host:port", "");
+        if (enabled) {
+            requireEngines(s.where("enabled"));
         }
-        URI redis = uri(values.getOrDefault("redis", DEFAULT_REDIS), "redis", source);
-        String redisScheme = String.valueOf(redis.getScheme()).toLowerCase(Locale.ROOT);
-        if (!redisScheme.equals("redis") && !redisScheme.equals("rediss")) {
-            throw new ConfigException(source + ": cluster.redis must be a redis:// URL, was \"" + redis + "\"");
+        return new ClusterSettings(enabled, s.text("instance", "").trim(), broker, partitions, redis);
+    }
+
+    public static Builder builder() {
+        return disabled().toBuilder();
+    }
+
+    public Builder toBuilder() {
+        return new Builder(this);
+    }
+
+    /** Builds {@link ClusterSettings}, from the defaults (off) or from a copy. Not thread-safe. */
+    public static final class Builder {
+        private boolean enabled;
+        private String instance;
+        private URI broker;
+        private int partitions;
+        private URI redis;
+
+        private Builder(ClusterSettings s) {
+            this.enabled = s.enabled;
+            this.instance = s.instance;
+            this.broker = s.broker;
+            this.partitions = s.partitions;
+            this.redis = s.redis;
         }
-        if (enabled.equals("true")) {
-            requireEngines(source);
+
+        public Builder enabled(boolean enabled) {
+            this.enabled = enabled;
+            return this;
         }
-        return new ClusterSettings(enabled.equals("true"), values.getOrDefault("instance", "").trim(), broker,
-                partitions, redis);
+
+        public Builder instance(String instance) {
+            this.instance = instance;
+            return this;
+        }
+
+        public Builder broker(URI broker) {
+            this.broker = broker;
+            return this;
+        }
+
+        public Builder partitions(int partitions) {
+            this.partitions = partitions;
+            return this;
+        }
+
+        public Builder redis(URI redis) {
+            this.redis = redis;
+            return this;
+        }
+
+        public ClusterSettings build() {
+            return new ClusterSettings(enabled, instance, broker, partitions, redis);
+        }
     }
 
     /** The clients of the cluster's engines, optional dependencies of this module: by artifact, a class of each. */
@@ -139,18 +183,6 @@ public record ClusterSettings(boolean enabled, String instance, URI broker, int 
                     + "(jdbc:postgresql://... or jdbc:mariadb://...), was " + (jdbcUrl.isEmpty()
                     ? "the default SQLite file" : "\"" + jdbcUrl + "\"") + ": an SQLite file cannot be shared by "
                     + "several instances");
-        }
-    }
-
-    private static URI uri(String text, String key, String source) {
-        try {
-            URI u = new URI(text.trim());
-            if (u.getScheme() == null || u.getHost() == null) {
-                throw new URISyntaxException(text, "no scheme or host");
-            }
-            return u;
-        } catch (URISyntaxException e) {
-            throw new ConfigException(source + ": cluster." + key + " is not a URL: \"" + text + "\"");
         }
     }
 

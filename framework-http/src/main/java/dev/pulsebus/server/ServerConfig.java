@@ -169,21 +169,14 @@ public record ServerConfig(ListenSettings listen, String instance, boolean metri
                         + String.join(", ", keys.stream().sorted().toList()));
             }
         }
-        Map<String, String> clusterValues = new LinkedHashMap<>();
-        for (String k : ClusterSettings.KEYS) {
-            Object v = snapshot.asMap().get("cluster." + k);
-            if (v != null) {
-                clusterValues.put(k, v.toString());
-            }
-        }
         String clusterSource = where(snapshot, "cluster", source);
         ClusterSettings cluster;
         try {
-            cluster = ClusterSettings.read(clusterValues, clusterSource);
+            cluster = ClusterSettings.read(section(snapshot, "cluster", source, errors));
             cluster.checkSharedStorage(snapshot.getString("storage.jdbc_url", ""), clusterSource);
         } catch (ConfigException e) {
             errors.add(e.getMessage());
-            cluster = ClusterSettings.read(Map.of(), clusterSource);
+            cluster = ClusterSettings.disabled();
         }
         ListenSettings listen = ListenSettings.read(section(snapshot, "server", source, errors));
         boolean metrics = section(snapshot, "metrics", source, errors).bool("enabled", true);

@@ -208,7 +208,7 @@ class ServerConfigTest {
         assertThatThrownBy(() -> ServerConfig.load(write(pg + "partitions = 0\n"), false, Map.of()))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("cluster.partitions must be between 1 and 1024");
         assertThatThrownBy(() -> ServerConfig.load(write(pg + "redis = \"http://x\"\n"), false, Map.of()))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("cluster.redis must be a redis:// URL");
+                .isInstanceOf(ConfigException.class).hasMessageContaining("cluster.redis is not a usable URL");
         assertThatThrownBy(() -> ServerConfig.load(write(pg + "members = 3\n"), false, Map.of()))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("unknown setting cluster.members");
     }
