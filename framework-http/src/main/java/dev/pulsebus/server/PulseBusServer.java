@@ -95,6 +95,8 @@ public final class PulseBusServer implements AutoCloseable {
     private final MessagePipeline pipeline;
     /** The bot this server serves: storage, bus, router, transcripts, pipeline, modules, platforms. */
     private final PulseBus runtime;
+    /** The platforms it started, by their sections' names: read at every {@code /health} and scrape. */
+    private final Map<String, Platform> platforms;
     private final ModuleHost modules;
     private final Config liveConfig;
     private final Routes routes = new Routes();
@@ -212,6 +214,7 @@ public final class PulseBusServer implements AutoCloseable {
             runtime.adapter(chat);
             runtime.start(); // the platforms, the pipeline, the modules; then events flow
             this.pipeline = runtime.pipeline();
+            this.platforms = runtime.platforms();
             this.modules = runtime.modules();
             if (cluster != null) {
                 Cluster c = cluster;
@@ -416,23 +419,23 @@ public final class PulseBusServer implements AutoCloseable {
         long received = pipeline.eventsReceived(); // every platform's, not only the HTTP chat's
         long handled = pipeline.eventsHandled();
         String error = storageUp ? null : storage.lastError();
-        long platforms = 0;
-        for (Platform p : runtime.platforms().values()) {
-            platforms = platforms * 31 + p.healthState();
+        long platformState = 0;
+        for (Platform p : platforms.values()) {
+            platformState = platformState * 31 + p.healthState();
         }
         int stalled = pipeline.handlerWatch().stalled();
-        platforms = platforms * 31 + stalled;
+        platformState = platformState * 31 + stalled;
         Cluster c = cluster;
         if (c != null) {
-            platforms = platforms * 31 + (c.brokerUp() ? 1 : 0) + (c.redisUp() ? 2 : 0) + 4L * c.partitionsHeld();
+            platformState = platformState * 31 + (c.brokerUp() ? 1 : 0) + (c.redisUp() ? 2 : 0) + 4L * c.partitionsHeld();
         }
         LastHealth last = lastHealth;
-        if (last != null && last.same(storageUp, transcriptsUp, httpUp, uptime, received, handled, error, platforms)) {
+        if (last != null && last.same(storageUp, transcriptsUp, httpUp, uptime, received, handled, error, platformState)) {
             return withError ? last.explained : last.states;
         }
         Map<String, Boolean> bots = bots();
         Map<String, Integer> unlisted = new java.util.TreeMap<>(); // the bots past each adapter's listed ones
-        runtime.platforms().forEach((name, p) -> {
+        platforms.forEach((name, p) -> {
             if (p.unlistedBots() > 0) {
                 unlisted.put(name, p.unlistedBots());
             }
@@ -440,7 +443,7 @@ public final class PulseBusServer implements AutoCloseable {
         boolean botsUp = !bots.containsValue(false); // an adapter lists the bots that are down first
         bots.put("handlers", stalled == 0); // DOWN while a handler runs past bus.stall_ms
         List<String> warnings = new ArrayList<>();
-        for (Platform p : runtime.platforms().values()) {
+        for (Platform p : platforms.values()) {
             warnings.addAll(p.warnings());
         }
         Map<String, Object> clusterHealth = c == null ? null : c.health();
@@ -452,7 +455,7 @@ public final class PulseBusServer implements AutoCloseable {
         HttpHandler.Health explained = error == null ? states : new HttpHandler.Health(code, Responses.health(status,
                 instance, VERSION, uptime, received, handled, storageUp, transcriptsUp, httpUp, bots, unlisted,
                 clusterHealth, warnings, error));
-        lastHealth = new LastHealth(storageUp, transcriptsUp, httpUp, uptime, received, handled, error, platforms,
+        lastHealth = new LastHealth(storageUp, transcriptsUp, httpUp, uptime, received, handled, error, platformState,
                 states, explained);
         return withError ? explained : states;
     }
@@ -481,7 +484,7 @@ public final class PulseBusServer implements AutoCloseable {
     /** The platforms' bots, each up or not. */
     private Map<String, Boolean> bots() {
         Map<String, Boolean> bots = new java.util.LinkedHashMap<>();
-        for (Platform p : runtime.platforms().values()) {
+        for (Platform p : platforms.values()) {
             bots.putAll(p.health());
         }
         return bots;

@@ -327,7 +327,7 @@ public final class PulseBus implements AutoCloseable {
         for (int i = 0; i < platforms.size(); i++) {
             out.put(platformNames.get(i), platforms.get(i));
         }
-        return out;
+        return java.util.Collections.unmodifiableMap(out);
     }
 
     /** Stops the adapters (lanes drain, their replies are recorded): for an owner that orders its own shutdown. */
