@@ -59,6 +59,16 @@ public record ServerConfig(ListenSettings listen, String instance, boolean metri
         return runtime().platformSettings(type);
     }
 
+    /** The section {@code [adapters.<name>]} as its provider read it, or null when the file has none. */
+    public @Nullable PlatformSection<?> platform(String name) {
+        for (PlatformSection<?> p : platforms) {
+            if (p.provider().name().equals(name)) {
+                return p;
+            }
+        }
+        return null;
+    }
+
     /** The known sections but the runtime's, and their keys (the runtime's are {@link RuntimeSettings#SECTIONS}). */
     private static final Map<String, Set<String>> KNOWN = Map.of(
             "server", ListenSettings.KEYS,

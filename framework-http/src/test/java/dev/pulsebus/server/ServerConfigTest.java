@@ -212,4 +212,17 @@ class ServerConfigTest {
         assertThatThrownBy(() -> ServerConfig.load(write(pg + "members = 3\n"), false, Map.of()))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("unknown setting cluster.members");
     }
+
+    @Test
+    void theShippedIrcSectionIsCommentedOutAndReadsWhenUncommented() throws Exception {
+        String shipped = Files.readString(Path.of("..", "config", "pulsebus.toml"));
+        assertThat(ServerConfig.load(Path.of("..", "config", "pulsebus.toml"), false, Map.of()).platform("irc"))
+                .isNull();
+        int start = shipped.indexOf("\n# [adapters.irc]");
+        int end = shipped.indexOf("\n\n", start);
+        String irc = shipped.substring(start, end < 0 ? shipped.length() : end).replaceAll("(?m)^# ", "");
+        dev.pulsebus.platform.PlatformSection<?> section = ServerConfig.load(write(irc), false, Map.of()).platform("irc");
+        assertThat(section).as("found through the platform SPI, read from its section").isNotNull();
+        assertThat(section.settings().enabled()).isTrue();
+    }
 }

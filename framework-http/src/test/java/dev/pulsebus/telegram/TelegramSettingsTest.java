@@ -89,7 +89,9 @@ class TelegramSettingsTest {
         String text = Files.readString(shipped);
         assertThat(text).contains("# [adapters.telegram]");
         assertThat(ServerConfig.load(shipped, false, Map.of()).platformSettings(TelegramSettings.class)).isEmpty();
-        String telegram = text.substring(text.indexOf("\n# [adapters.telegram]")).replaceAll("(?m)^# ", "");
+        int start = text.indexOf("\n# [adapters.telegram]");
+        int end = text.indexOf("\n\n", start);
+        String telegram = text.substring(start, end < 0 ? text.length() : end).replaceAll("(?m)^# ", "");
         Path file = dir.resolve("pulsebus.toml");
         Files.writeString(file, telegram);
         TelegramSettings s = ServerConfig.load(file, false, Map.of("PULSEBUS_ADAPTERS_TELEGRAM__TOKEN", "1:a")).platformSettings(TelegramSettings.class).get(0);
