@@ -129,7 +129,9 @@ public final class WebSocketMessages extends ChannelInboundHandlerAdapter {
     }
 
     private void deliver(ChannelHandlerContext ctx, ByteBuf text) {
-        if (!listener.text(session, text.nioBuffer())) {
+        boolean utf8 = listener instanceof ByteBufListener direct ? direct.text(session, text)
+                : listener.text(session, text.nioBuffer());
+        if (!utf8) {
             failed = true; // what follows is not looked at
             ctx.channel().config().setAutoRead(false);
             ctx.writeAndFlush(new CloseWebSocketFrame(WebSocketCloseStatus.INVALID_PAYLOAD_DATA, "a text message that is not UTF-8"))

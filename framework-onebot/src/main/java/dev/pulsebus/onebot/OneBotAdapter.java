@@ -16,7 +16,6 @@ import dev.pulsebus.platform.HttpRoutes;
 import dev.pulsebus.platform.InstanceMessaging;
 import dev.pulsebus.platform.WebSocketListener;
 import dev.pulsebus.platform.WebSocketSession;
-import io.netty.buffer.Unpooled;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -347,7 +346,7 @@ public final class OneBotAdapter implements Adapter, dev.pulsebus.platform.Platf
     }
 
     /** One WebSocket's messages: its connection, made when it opens, and the events and responses it carries. */
-    private final class Listener implements WebSocketListener {
+    private final class Listener implements dev.pulsebus.netty.ByteBufListener {
         private final WsConnection.Role role;
         private final String selfHint;
         private @Nullable WsConnection connection;
@@ -366,9 +365,9 @@ public final class OneBotAdapter implements Adapter, dev.pulsebus.platform.Platf
         }
 
         @Override
-        public boolean text(WebSocketSession session, java.nio.ByteBuffer message) {
+        public boolean text(WebSocketSession session, ByteBuf message) { // the frame's own buffer: no copy
             WsConnection c = connection;
-            return c == null || message(c, Unpooled.wrappedBuffer(message));
+            return c == null || message(c, message);
         }
 
         @Override
