@@ -56,12 +56,5 @@ public interface PlatformProvider<S extends PlatformSettings> {
         public boolean serves() {
             return !listenHost.isEmpty();
         }
-
-        /** Whether the HTTP server listens only on the loopback interface. */
-        public boolean loopbackOnly() {
-            String h = listenHost.startsWith("[") && listenHost.endsWith("]")
-                    ? listenHost.substring(1, listenHost.length() - 1) : listenHost;
-            return h.equals("localhost") || h.startsWith("127.") || h.equals("::1");
-        }
     }
 }
