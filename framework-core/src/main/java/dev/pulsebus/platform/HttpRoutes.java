@@ -4,9 +4,10 @@ package dev.pulsebus.platform;
  * Mounts a platform's endpoints on whatever HTTP server runs (the standalone server's Netty listener), as a
  * neutral API: a platform names paths and gets requests and WebSocket messages, never the server's types.
  * Paths are exact ({@code /onebot/v11/http}); a trailing slash is dropped before matching. Two platforms
- * mounting one path is an error at start. Requests pass the server's own checks first (Host, body limit,
- * request timeout, connection caps); a mounted path is not under the server's token or Origin checks: the
- * platform authenticates its peer itself.
+ * mounting one path, or a path the server serves itself ({@code /api/}, {@code /health}, ...), is an error at
+ * start. Requests pass the server's own checks first (Host, a browser's cross-site write, the body limit,
+ * the request timeout, connection caps); a mounted path is not under the server's token: the platform
+ * authenticates its peer itself.
  */
 public interface HttpRoutes {
 
