@@ -44,6 +44,12 @@ public final class Cluster implements AutoCloseable, dev.pulsebus.platform.Insta
     /** The kind of the HTTP chat API's said messages (and of events from an instance that sent no kind). */
     public static final String ROOM_KIND = "room";
 
+    /** A platform's messages ({@link #receive}): kinds starting with {@code kindPrefix}. */
+    private record Receiver(String kindPrefix, BiConsumer<String, byte[]> receiver) {
+    }
+
+    private final java.util.List<Receiver> receivers = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     /** How long a handled event's id stays in the dedupe set: longer than any redelivery takes. */
     static final long DEDUPE_TTL_MILLIS = 3_600_000;
 
@@ -245,12 +251,6 @@ public final class Cluster implements AutoCloseable, dev.pulsebus.platform.Insta
             broadcasts.accept(kind, body);
         });
     }
-
-    /** A platform's messages ({@link #receive}): kinds starting with {@code kindPrefix}. */
-    private record Receiver(String kindPrefix, BiConsumer<String, byte[]> receiver) {
-    }
-
-    private final java.util.List<Receiver> receivers = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /** Hands the messages of kinds starting with {@code kindPrefix} to {@code receiver} before the broadcast handler. */
     @Override

@@ -12,7 +12,8 @@ import java.util.Set;
  *
  * <p>{@link #read} runs at start and at each edit of the configuration file while the bot runs (an edit that
  * does not read is refused, the running bot keeps its settings); {@link #create} runs once at start, for a
- * section whose settings are {@linkplain PlatformSettings#enabled() enabled}.
+ * section whose settings are {@linkplain PlatformSettings#enabled() enabled}. One instance is found per class
+ * path and serves every read and create: it keeps no state of its own.
  *
  * @param <S> the platform's settings, an immutable record
  */

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One {@code [adapters.<name>]} section, read by its provider: the provider and the settings it read, to
@@ -30,13 +31,25 @@ public record PlatformSection<S extends PlatformSettings>(PlatformProvider<S> pr
         return new PlatformSection<>(provider, provider.read(section, deployment));
     }
 
+    /** The providers on the class path, found at the first call: the class path does not change while it runs. */
+    private static volatile @Nullable Map<String, PlatformProvider<?>> installed;
+
     /**
-     * The providers {@code loader} finds ({@code META-INF/services/dev.pulsebus.platform.PlatformProvider}), by
-     * name, sorted.
+     * The providers on the class path ({@code META-INF/services/dev.pulsebus.platform.PlatformProvider}), by
+     * name, sorted; looked up once (reading the settings at start, and again at each edit, asks again).
      *
      * @throws ConfigException when two name the same section, or one cannot be loaded
      */
-    public static Map<String, PlatformProvider<?>> installed(ClassLoader loader) {
+    public static Map<String, PlatformProvider<?>> installed() {
+        Map<String, PlatformProvider<?>> found = installed;
+        if (found == null) {
+            found = installed(PlatformSection.class.getClassLoader());
+            installed = found;
+        }
+        return found;
+    }
+
+    private static Map<String, PlatformProvider<?>> installed(ClassLoader loader) {
         Map<String, PlatformProvider<?>> found = new TreeMap<>();
         try {
             for (PlatformProvider<?> p : ServiceLoader.load(PlatformProvider.class, loader)) {

@@ -82,7 +82,7 @@ public record ServerConfig(ListenSettings listen, String instance, boolean metri
 
     /** The platforms on the class path, by their sections' names ({@code [adapters.<name>]}). */
     private static Map<String, PlatformProvider<?>> platformProviders() {
-        return PlatformSection.installed(ServerConfig.class.getClassLoader());
+        return PlatformSection.installed();
     }
 
     /** Defaults only (no file). */

@@ -56,11 +56,14 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
 
     /** The platforms' mounted paths, some of which take larger bodies than the server's limit. */
     private final Mounts mounts;
+    /** Whether any mount takes larger bodies than {@code max_body_bytes} (the mounts are made before this). */
+    private final boolean largerBodies;
 
     ServerInitializer(ServerConfig config, HttpHandler handler, RequestTimers timers, Mounts mounts) {
         this.timers = timers;
         this.config = config;
         this.mounts = mounts;
+        this.largerBodies = mounts.maxBodyBytes() > config.listen().maxBodyBytes();
         this.limit = new ConnectionLimit(config.listen().maxConnections(), config.listen().maxConnectionsPerClient(),
                 config.listen().requestTimeoutMs());
         this.handler = handler;
@@ -82,7 +85,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
                 .addLast("timeout", new RequestTimeout(config.listen().requestTimeoutMs()))
                 .addLast("body", new BodyLimit(config.listen().maxBodyBytes()))
                 .addLast("handler", handler);
-        if (mounts.maxBodyBytes() > config.listen().maxBodyBytes()) {
+        if (largerBodies) {
             ch.pipeline().addBefore("body", "mount-body", new MountBodyLimit(mounts, config.listen().maxBodyBytes()));
         }
     }

@@ -99,7 +99,6 @@ public final class PulseBus implements AutoCloseable {
         this.registry = b.registry != null ? b.registry : new SimpleMeterRegistry();
         this.ownsShutdown = b.shutdown == null;
         this.shutdown = b.shutdown != null ? b.shutdown : new Shutdown();
-        int before = shutdown.steps().size();
         try {
             StorageSettings ss = settings.storage();
             Storage.Builder sb = Storage.builder().dataDir(ss.dataDir()).synchronous(ss.synchronous())
@@ -142,7 +141,7 @@ public final class PulseBus implements AutoCloseable {
             this.transcripts = tb.build();
             shutdown.add("transcripts", left -> transcripts.close(Duration.ofNanos(left - reserve(left))));
         } catch (Exception | Error e) {
-            closeOnFailure(before);
+            closeOnFailure();
             throw e;
         }
     }
@@ -177,7 +176,6 @@ public final class PulseBus implements AutoCloseable {
             throw new IllegalStateException("started already");
         }
         started = true;
-        int before = shutdown.steps().size();
         try {
             MessagePipeline.Builder pb = MessagePipeline.builder(bus).commands(commands).transcripts(transcripts)
                     .stallAfter(Duration.ofMillis(settings.bus().stallMs())).meterRegistry(registry);
@@ -226,7 +224,7 @@ public final class PulseBus implements AutoCloseable {
             }
             return this;
         } catch (Exception | Error e) {
-            closeOnFailure(before);
+            closeOnFailure();
             throw e;
         }
     }
@@ -252,15 +250,12 @@ public final class PulseBus implements AutoCloseable {
         }
     }
 
-    /** A failed build or start: what it opened is closed (all of it, when the bot owns its shutdown). */
-    private void closeOnFailure(int stepsBefore) {
+    /** A failed build or start closes what the bot opened; an owner's shutdown is the owner's to close. */
+    private void closeOnFailure() {
         if (ownsShutdown) {
             closed = true;
             shutdown.closeAll(TimeUnit.MILLISECONDS.toNanos(b.shutdownTimeout.toMillis()));
             closedLatch.countDown();
-        } else if (shutdown.steps().size() > stepsBefore) {
-            // the owner closes everything it holds when its own start fails
-            LOG.debug("start failed; the owner's shutdown closes the {} steps opened", shutdown.steps().size() - stepsBefore);
         }
     }
 

@@ -89,7 +89,7 @@ public record RuntimeSettings(String instance, StorageSettings storage, Transcri
      */
     public static RuntimeSettings read(ConfigSnapshot snapshot, String source, @Nullable Path file,
                                        PlatformProvider.Deployment deployment, List<String> errors) {
-        Map<String, PlatformProvider<?>> providers = PlatformSection.installed(RuntimeSettings.class.getClassLoader());
+        Map<String, PlatformProvider<?>> providers = PlatformSection.installed();
         Map<String, Map<String, String>> moduleSections = new LinkedHashMap<>();
         Set<String> adapters = new TreeSet<>();
         for (String key : new TreeSet<>(snapshot.asMap().keySet())) {
