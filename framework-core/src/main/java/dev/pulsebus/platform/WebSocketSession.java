@@ -27,6 +27,15 @@ public interface WebSocketSession {
     /** The most a connection may have waiting to be written before it is closed as a slow reader. */
     long maxPendingBytes();
 
+    /**
+     * Reads the connection slowly ({@code true}) or as its data comes again ({@code false}): while slowed, it is
+     * read a little at a time (one socket read every few milliseconds) instead of as fast as its peer sends, so a
+     * peer that sends faster than it is answered is held back by TCP's flow control, while what it sends (its
+     * answers to this side's requests included) still comes in. For a platform whose requests to its peer wait
+     * for a window to open. Thread-safe; idempotent.
+     */
+    void readSlowly(boolean slow);
+
     /** The connection's own thread. */
     ScheduledExecutorService executor();
 

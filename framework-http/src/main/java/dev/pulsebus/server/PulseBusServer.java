@@ -525,6 +525,10 @@ public final class PulseBusServer implements AutoCloseable {
         FunctionCounter.builder("pulsebus.http.connections.paused", initializer.writes.paused, a -> a.sum())
                 .description("Times reading a connection was paused because it did not read its answers")
                 .register(registry);
+        FunctionCounter.builder("pulsebus.http.connections.slowed", initializer.writes.slowed, a -> a.sum())
+                .description("Times reading a connection was slowed because what was asked of its peer waits for "
+                        + "the peer's answers (a OneBot implementation that answers slowly)")
+                .register(registry);
     }
 
     /**

@@ -10,8 +10,16 @@ import java.io.BufferedOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.nio.charset.StandardCharsets;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -21,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A reverse-WebSocket peer that sends and never reads what it is sent (a raw socket with a small receive
  * buffer): the server stops reading it while its answers wait, answers only its latest ping, holds actions
  * until their timeout and then fails them saying why, and closes it with 1008 once more than
- * {@code server.max_pending_write_bytes} is queued for it; the server goes on serving meanwhile.
+ * {@code server.max_pending_write_bytes} is queued for it; the server goes on serving meanwhile. And an
+ * implementation that answers slowly: its actions wait for the window instead of being refused, nothing lost.
  */
 @Timeout(120)
 class BackpressureTest {
@@ -149,5 +158,66 @@ class BackpressureTest {
         assertThat(failed).hasMessageContaining("get_login_info").hasMessageContaining("not writable for 1000 ms");
         assertThat(metric(CLOSED, "")).as("under the limit: not closed").isZero();
         assertThat(server.status("/health/live")).isEqualTo(200);
+    }
+
+    @Test
+    void anImplementationThatAnswersAfterTwoSecondsAtThreeThousandASecondLosesNoReply() throws Exception {
+        start("", "");
+        int rate = 3000;
+        int seconds = 10;
+        int total = rate * seconds; // 6000 would be out at once at 2 s each: past the window of 4096
+        Pattern echo = Pattern.compile("\"echo\"\\s*:\\s*\"([^\"]+)\"");
+        Set<String> asked = ConcurrentHashMap.newKeySet();
+        ScheduledExecutorService answers = Executors.newSingleThreadScheduledExecutor();
+        Thread reader = Thread.ofPlatform().daemon().start(() -> {
+            try {
+                for (RawWebSocket.Frame f; (f = peer.read()) != null; ) {
+                    String text = new String(f.payload(), StandardCharsets.UTF_8);
+                    Matcher m = echo.matcher(text);
+                    if (f.opcode() != RawWebSocket.TEXT || !text.contains("send_group_msg") || !m.find()) {
+                        continue;
+                    }
+                    String id = m.group(1);
+                    asked.add(id);
+                    answers.schedule(() -> answer(id), 2, TimeUnit.SECONDS);
+                }
+            } catch (IOException closed) {
+                // the test is over
+            }
+        });
+        try {
+            long t0 = System.nanoTime();
+            for (int i = 1; i <= total; i++) { // open loop: each event at its scheduled time
+                LockSupport.parkNanos(t0 + i * 1_000_000_000L / rate - System.nanoTime());
+                String event = Fixtures.v11Group(Long.parseLong(SELF), i, 1000 + i % 64, "/echo hi");
+                synchronized (peer) {
+                    peer.text(event);
+                }
+            }
+            assertThat(Await.until(WAIT, () -> metric("pulsebus_onebot_actions_total", "outcome=\"ok\"") >= total))
+                    .as("every reply answered: %s of %s", metric("pulsebus_onebot_actions_total", "outcome=\"ok\""),
+                            total)
+                    .isTrue();
+        } finally {
+            answers.shutdownNow();
+        }
+        assertThat(asked).hasSize(total);
+        assertThat(metric("pulsebus_onebot_actions_total", "outcome=\"refused\"")).isZero();
+        assertThat(metric("pulsebus_onebot_actions_total", "outcome=\"timeout\"")).isZero();
+        assertThat(metric("pulsebus_onebot_bad_frames_total", "reason=\"lane_full\"")).as("no event dropped").isZero();
+        assertThat(metric("pulsebus_http_connections_slowed_total", "")).as("reading it slowed").isGreaterThan(0);
+        reader.interrupt();
+    }
+
+    private void answer(String id) {
+        String response = "{\"status\":\"ok\",\"retcode\":0,\"data\":{\"message_id\":" + id.hashCode()
+                + "},\"echo\":\"" + id + "\"}";
+        try {
+            synchronized (peer) {
+                peer.text(response);
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
     }
 }

@@ -48,6 +48,11 @@ public final class ChannelSession implements WebSocketSession {
     }
 
     @Override
+    public void readSlowly(boolean slow) {
+        WriteLimit.readSlowly(channel, slow);
+    }
+
+    @Override
     public ScheduledExecutorService executor() {
         return channel.eventLoop();
     }

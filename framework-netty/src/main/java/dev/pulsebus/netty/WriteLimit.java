@@ -7,6 +7,8 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.MaxMessagesRecvByteBufAllocator;
+import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
@@ -15,8 +17,10 @@ import io.netty.handler.codec.http.websocketx.WebSocketFrameEncoder;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,6 +36,10 @@ import org.slf4j.LoggerFactory;
  * discarded until the peer closes) and closed after {@value #CLOSE_GRACE_MILLIS} ms at the latest; any other
  * at once. Writes after that are refused, reads discarded. Event-loop confined.
  *
+ * <p>A connection may also be read slowly ({@link #readSlowly}): one socket read of one buffer every
+ * {@value #SLOW_READ_MILLIS} ms instead of reading as its data comes, for a peer whose requests wait for a
+ * window to open on this side (counted in {@link Counts#slowed}).
+ *
  * <p>Handlers that read on demand (auto-read off, one request at a time) keep their own reads: this one
  * turns reading back on only where it turned it off.
  */
@@ -42,6 +50,8 @@ public final class WriteLimit extends ChannelDuplexHandler {
     /** How long a WebSocket closed for not reading has to read its close frame. */
     static final long CLOSE_GRACE_MILLIS = 5000;
     private static final int HIGH = 64 * 1024;
+    /** How often a slowed connection is read. */
+    static final long SLOW_READ_MILLIS = 20;
     private static final Logger LOG = LoggerFactory.getLogger(WriteLimit.class);
 
     /** The counts the connections of one server (or adapter) share. Thread-safe. */
@@ -50,6 +60,8 @@ public final class WriteLimit extends ChannelDuplexHandler {
         public final LongAdder closed = new LongAdder();
         /** Times reading a connection was paused because it was unwritable. */
         public final LongAdder paused = new LongAdder();
+        /** Times reading a connection was slowed because what it asked for waits for a window to open. */
+        public final LongAdder slowed = new LongAdder();
         private final FailureLog log = FailureLog.warning(LOG, Duration.ofSeconds(60));
     }
 
@@ -60,6 +72,11 @@ public final class WriteLimit extends ChannelDuplexHandler {
     /** Past the limit: only the close frame may still be written. */
     private boolean closing;
     private boolean lettingClose;
+    /** Read slowly: auto-read off, {@link #ticker} reading once a tick. */
+    private boolean slow;
+    private @Nullable ScheduledFuture<?> ticker;
+    /** The allocator's messages per read before it was slowed (restored after). */
+    private int readsPerLoop;
 
     public WriteLimit(long maxPendingBytes, Counts counts) {
         this.maxPending = maxPendingBytes;
@@ -85,6 +102,71 @@ public final class WriteLimit extends ChannelDuplexHandler {
         }
     }
 
+    /**
+     * Reads {@code ch} slowly ({@code true}: one buffer every {@value #SLOW_READ_MILLIS} ms, and not while it is
+     * unwritable) or as its data comes again; from any thread. A channel without a {@code WriteLimit} is left as
+     * it is.
+     */
+    public static void readSlowly(Channel ch, boolean slow) {
+        if (!ch.eventLoop().inEventLoop()) {
+            ch.eventLoop().execute(() -> readSlowly(ch, slow));
+            return;
+        }
+        WriteLimit limit = ch.pipeline().get(WriteLimit.class);
+        if (limit != null) {
+            limit.slow(ch, slow);
+        }
+    }
+
+    private void slow(Channel ch, boolean on) {
+        if (on == slow || closing) {
+            return;
+        }
+        slow = on;
+        RecvByteBufAllocator alloc = ch.config().getRecvByteBufAllocator();
+        MaxMessagesRecvByteBufAllocator reads = alloc instanceof MaxMessagesRecvByteBufAllocator m ? m : null;
+        if (on) {
+            counts.slowed.increment();
+            ch.config().setAutoRead(false);
+            if (reads != null) {
+                readsPerLoop = reads.maxMessagesPerRead();
+                reads.maxMessagesPerRead(1);
+            }
+            ticker = ch.eventLoop().scheduleAtFixedRate(() -> tick(ch), SLOW_READ_MILLIS, SLOW_READ_MILLIS,
+                    TimeUnit.MILLISECONDS);
+            return;
+        }
+        stopTicking();
+        if (reads != null && readsPerLoop > 0) {
+            reads.maxMessagesPerRead(readsPerLoop);
+        }
+        if (!paused && ch.isActive()) {
+            ch.config().setAutoRead(true);
+        }
+    }
+
+    private void tick(Channel ch) {
+        if (!ch.isActive() || closing) {
+            stopTicking();
+        } else if (!paused) {
+            ch.read();
+        }
+    }
+
+    private void stopTicking() {
+        ScheduledFuture<?> t = ticker;
+        if (t != null) {
+            t.cancel(false);
+            ticker = null;
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        stopTicking();
+        super.channelInactive(ctx);
+    }
+
     /** The byte limit of {@code ch}'s queued output: its {@code WriteLimit}'s, else {@link #DEFAULT_MAX_PENDING}. */
     public static long maxPending(Channel ch) {
         WriteLimit limit = ch.pipeline().get(WriteLimit.class);
@@ -100,12 +182,14 @@ public final class WriteLimit extends ChannelDuplexHandler {
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
         Channel ch = ctx.channel();
         if (!ch.isWritable()) {
-            if (ch.config().isAutoRead()) {
+            if (ch.config().isAutoRead() || (slow && !paused)) {
                 pause(ch);
             }
         } else if (paused && !closing) {
             paused = false;
-            ch.config().setAutoRead(true);
+            if (!slow) {
+                ch.config().setAutoRead(true);
+            }
         }
         super.channelWritabilityChanged(ctx);
     }
@@ -151,6 +235,7 @@ public final class WriteLimit extends ChannelDuplexHandler {
 
     private void overflow(ChannelHandlerContext ctx, long pending) {
         closing = true;
+        stopTicking();
         Channel ch = ctx.channel();
         ch.config().setAutoRead(false);
         counts.closed.increment();

@@ -4,7 +4,8 @@ package dev.pulsebus.onebot;
  * Why an action's stage failed: the implementation answered with a {@code retcode} other than 0
  * ({@link Kind#FAILED}), no answer came within {@code action_timeout_ms} ({@link Kind#TIMEOUT}), the
  * connection was lost while it was in flight ({@link Kind#DISCONNECTED}), or it was not sent at all
- * ({@link Kind#REFUSED}: no connection for the bot, a full queue).
+ * ({@link Kind#REFUSED}: no connection for the bot, a full queue); an action that waited its whole timeout
+ * for its turn on a connection whose implementation answers slowly fails as {@link Kind#TIMEOUT}, unsent.
  */
 public final class OneBotActionException extends RuntimeException {
 
@@ -30,6 +31,13 @@ public final class OneBotActionException extends RuntimeException {
     static OneBotActionException timeout(String action, long ms) {
         return new OneBotActionException(action, Kind.TIMEOUT, -1,
                 "OneBot action " + action + " got no response within " + ms + " ms (action_timeout_ms)");
+    }
+
+    /** Waited its whole timeout for the window of actions out on its connection to open: never sent. */
+    static OneBotActionException timeoutWaiting(String action, long ms, int window) {
+        return new OneBotActionException(action, Kind.TIMEOUT, -1, "OneBot action " + action + " waited " + ms
+                + " ms (action_timeout_ms) and was not sent: " + window + " actions out on its connection waited for"
+                + " their responses all that time (the implementation answers slowly)");
     }
 
     static OneBotActionException disconnected(String action) {

@@ -38,8 +38,9 @@ import org.jspecify.annotations.Nullable;
  * <p>Reverse WebSocket and HTTP are served on the server's own port, mounted under {@link #path()} through the
  * platform SPI's neutral routes ({@link #mount}). Several bots may be connected at once; an action or a
  * reply for a bot goes out on that bot's connection. Bounded everywhere: lanes (16 × 1024 events),
- * actions in flight per connection ({@value WsConnection#MAX_IN_FLIGHT}), the forward queue
- * ({@link OneBotSettings#queueCapacity()}), bots ({@value Bots#MAX}); each refusal is counted.
+ * actions out per connection ({@value WsConnection#MAX_IN_FLIGHT}; more wait, their frames within the
+ * connection's write limit, while it is read slowly), the forward queue ({@link OneBotSettings#queueCapacity()}),
+ * bots ({@value Bots#MAX}); each refusal is counted.
  */
 public final class OneBotAdapter implements Adapter, dev.pulsebus.platform.Platform {
 

@@ -22,11 +22,16 @@ import org.jspecify.annotations.Nullable;
  * One OneBot WebSocket, either side (the implementation connected to us, or we to it): the actions in
  * flight on it, matched to their responses by {@code echo}, each failed after the action timeout, all
  * failed at once when the connection closes; and the heartbeat watch, which closes a connection whose
- * heartbeats stop for twice their interval. At most {@link #MAX_IN_FLIGHT} actions wait for a response;
- * one more is refused (counted). While the connection is unwritable (the implementation does not read what
- * it is sent), an action waits, in order and within its timeout, for it to be writable; one still waiting at
- * its timeout fails as refused, saying the connection was not writable, and one that would make the waiting
- * frames pass the connection's write limit ({@code server.max_pending_write_bytes}) is refused at once.
+ * heartbeats stop for twice their interval.
+ *
+ * <p>Back-pressure, not loss: at most {@link #MAX_IN_FLIGHT} actions are out waiting for their responses (the
+ * window); one more waits, in order and within its own timeout, until a response opens the window, and while
+ * any waits the connection is read slowly ({@link WebSocketSession#readSlowly}: the implementation's events
+ * slow down while its responses still come in). Likewise while the connection is unwritable (the
+ * implementation does not read what it is sent). An action still waiting at its timeout fails: as a timeout
+ * when it waited for the window, as refused (saying the connection was not writable) when it waited for the
+ * connection; one that would make the waiting frames pass the connection's write limit
+ * ({@code server.max_pending_write_bytes}) is refused at once (counted), the only loss, and a bounded one.
  * Calls are thread-safe and take no lock; the heartbeat state and the waiting actions are confined to the
  * connection's own thread ({@link WebSocketSession#executor()}).
  */
@@ -43,8 +48,10 @@ final class WsConnection extends Link {
         final String echo;
         final CompletableFuture<JsonNode> result;
         volatile @Nullable ScheduledFuture<?> timer;
-        /** Its frame while it waits for the connection to be writable; null once written. Event loop only. */
+        /** Its frame while it waits for the window or the connection; null once written. Event loop only. */
         byte @Nullable [] unsent;
+        /** It holds a place in the window (from just before it is written until it is answered or failed). */
+        volatile boolean counted;
 
         Pending(String action, String echo, CompletableFuture<JsonNode> result) {
             this.action = action;
@@ -70,7 +77,11 @@ final class WsConnection extends Link {
     private final long timeoutMs;
     private final Map<String, Pending> pending = new ConcurrentHashMap<>();
     private final AtomicLong echoes = new AtomicLong();
-    /** Actions waiting for the connection to be writable, in the order they were called. Event loop only. */
+    /** Actions written and not yet answered: at most {@link #MAX_IN_FLIGHT}, the window. */
+    private final AtomicInteger inFlight = new AtomicInteger();
+    /** Whether reading the connection is slowed because actions wait. Event loop only. */
+    private boolean slowed;
+    /** Actions waiting for the window or the connection, in the order they were called. Event loop only. */
     private final ArrayDeque<Pending> unwritten = new ArrayDeque<>();
     /** The bytes of their frames, at most the connection's write limit. Event loop only. */
     private long unwrittenBytes;
@@ -100,11 +111,6 @@ final class WsConnection extends Link {
             result.completeExceptionally(OneBotActionException.refused(action, "the connection is closed"));
             return result;
         }
-        if (pending.size() >= MAX_IN_FLIGHT) {
-            result.completeExceptionally(OneBotActionException.refused(action, MAX_IN_FLIGHT
-                    + " actions already wait for a response on this connection"));
-            return result;
-        }
         String echo = Long.toString(echoes.incrementAndGet());
         byte[] frame;
         try {
@@ -116,13 +122,32 @@ final class WsConnection extends Link {
         Pending p = new Pending(action, echo, result);
         pending.put(echo, p);
         p.timer = session.executor().schedule(() -> timedOut(echo), timeoutMs, TimeUnit.MILLISECONDS);
-        if (waiting.get() == 0 && session.isWritable()) {
+        if (waiting.get() == 0 && session.isWritable() && take(p)) {
             write(p, frame);
         } else { // behind those that wait, in order
             waiting.incrementAndGet();
             session.executor().execute(() -> hold(p, frame));
         }
         return result;
+    }
+
+    /** Takes a place in the window for {@code p}; false when the window is full. */
+    private boolean take(Pending p) {
+        if (inFlight.incrementAndGet() <= MAX_IN_FLIGHT) {
+            p.counted = true;
+            return true;
+        }
+        inFlight.decrementAndGet();
+        return false;
+    }
+
+    /** {@code p} is answered or failed: its place in the window goes to the next waiting action. Event loop. */
+    private void release(Pending p) {
+        if (p.counted) {
+            p.counted = false;
+            inFlight.decrementAndGet();
+            drain();
+        }
     }
 
     private void write(Pending p, byte[] frame) {
@@ -135,8 +160,9 @@ final class WsConnection extends Link {
     }
 
     /**
-     * On the event loop: {@code p} waits until the connection is writable (its timeout running), or goes now
-     * when it is and nothing waits before it; refused when the frames waiting pass the connection's write limit.
+     * On the event loop: {@code p} waits until the window has room and the connection is writable (its timeout
+     * running), or goes now when both hold and nothing waits before it; refused when the frames waiting pass
+     * the connection's write limit.
      */
     private void hold(Pending p, byte[] frame) {
         if (pending.get(p.echo) != p) { // timed out or failed already
@@ -148,7 +174,7 @@ final class WsConnection extends Link {
             fail(p.echo, OneBotActionException.disconnected(p.action));
             return;
         }
-        if (unwritten.isEmpty() && session.isWritable()) {
+        if (unwritten.isEmpty() && session.isWritable() && take(p)) {
             waiting.decrementAndGet();
             write(p, frame);
             return;
@@ -156,30 +182,48 @@ final class WsConnection extends Link {
         long limit = session.maxPendingBytes();
         if (unwrittenBytes + frame.length > limit) {
             waiting.decrementAndGet();
-            fail(p.echo, OneBotActionException.refused(p.action, "the connection is not writable (the implementation "
-                    + "does not read what it is sent) and " + unwrittenBytes + " bytes of actions already wait for it, "
-                    + "past its limit of " + limit));
+            fail(p.echo, OneBotActionException.refused(p.action, (session.isWritable()
+                    ? MAX_IN_FLIGHT + " actions wait for their responses"
+                    : "the connection is not writable (the implementation does not read what it is sent)")
+                    + " and " + unwrittenBytes + " bytes of actions already wait to go out, past the limit of " + limit
+                    + " (server.max_pending_write_bytes)"));
             return;
         }
         p.unsent = frame;
         unwrittenBytes += frame.length;
         unwritten.add(p);
+        slow(true);
     }
 
-    /** The connection is writable again: the actions that waited go out, in order, while it stays so. Event loop. */
+    /** The connection is writable again: the actions that waited go out, in order, while there is room. */
     void writable() {
-        while (session.isWritable()) {
-            Pending p = unwritten.poll();
-            if (p == null) {
-                return;
-            }
+        drain();
+    }
+
+    /** The waiting actions go out, in order, while the window has room and the connection stays writable. Event loop. */
+    private void drain() {
+        Pending p;
+        while (session.isWritable() && (p = unwritten.peek()) != null) {
             byte[] frame = p.unsent;
+            if (frame != null && !take(p)) {
+                break; // the window is full: the next response opens it
+            }
+            unwritten.poll();
             waiting.decrementAndGet();
             if (frame != null) {
                 p.unsent = null;
                 unwrittenBytes -= frame.length;
                 write(p, frame);
             }
+        }
+        slow(!unwritten.isEmpty());
+    }
+
+    /** Reads the connection slowly while actions wait, as it comes otherwise. Event loop. */
+    private void slow(boolean slow) {
+        if (slow != slowed && session.isOpen()) {
+            slowed = slow;
+            session.readSlowly(slow);
         }
     }
 
@@ -193,6 +237,7 @@ final class WsConnection extends Link {
         }
         p.cancel();
         completions.execute(() -> Link.complete(p.action, frame, p.result));
+        release(p);
     }
 
     private void timedOut(String echo) {
@@ -204,8 +249,13 @@ final class WsConnection extends Link {
             if (unwritten.remove(p)) {
                 waiting.decrementAndGet();
             }
-            fail(echo, OneBotActionException.refused(p.action, "the connection was not writable for " + timeoutMs
-                    + " ms (action_timeout_ms): the implementation does not read what it is sent"));
+            if (session.isWritable()) { // it waited for the window
+                fail(echo, OneBotActionException.timeoutWaiting(p.action, timeoutMs, MAX_IN_FLIGHT));
+            } else {
+                fail(echo, OneBotActionException.refused(p.action, "the connection was not writable for " + timeoutMs
+                        + " ms (action_timeout_ms): the implementation does not read what it is sent"));
+            }
+            drain();
             return;
         }
         fail(echo, OneBotActionException.timeout(actionOf(echo), timeoutMs));
@@ -221,6 +271,7 @@ final class WsConnection extends Link {
         if (p != null) {
             p.cancel();
             completions.execute(() -> p.result.completeExceptionally(e));
+            release(p);
         }
     }
 
