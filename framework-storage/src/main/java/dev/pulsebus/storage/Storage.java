@@ -370,7 +370,7 @@ public final class Storage implements AutoCloseable {
                 pragmas.setProperty("journal_mode", "WAL");
                 pragmas.setProperty("synchronous", synchronous);
                 pragmas.setProperty("busy_timeout", "10000");
-                pragmas.setProperty("cache_size", "-32768");
+                pragmas.setProperty("cache_size", "-2048");
                 SQLiteConfig sqliteConfig = new SQLiteConfig(pragmas);
                 sqliteConfig.setGetGeneratedKeys(false); // none are read; the driver would match every update against a regex
                 SQLiteDataSource sqlite = new SQLiteDataSource(sqliteConfig);
