@@ -69,7 +69,7 @@ final class OneBotRss {
         cmd.addAll(options);
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), InstantBotMain.class.getName()));
         Measured floor;
-        try (Launched bot = Launched.start(cmd, null, work.resolve("bot-stderr.txt"))) {
+        try (Launched bot = Launched.start(cmd, launcher.getParent(), work.resolve("bot-stderr.txt"))) {
             floor = measure("the do-nothing bot", bot, load, warmup, measure);
         }
         double peak = ours.after().peak() / Launched.MB;

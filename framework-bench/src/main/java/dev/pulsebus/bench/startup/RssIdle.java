@@ -59,7 +59,7 @@ final class RssIdle {
             List<String> cmd = new ArrayList<>(List.of(java));
             cmd.addAll(options);
             cmd.addAll(List.of("-cp", bareClassPath, BareNetty.class.getName()));
-            try (Launched netty = Launched.start(cmd, null, work.resolve("bare-stderr.txt"))) {
+            try (Launched netty = Launched.start(cmd, launcher.getParent(), work.resolve("bare-stderr.txt"))) {
                 netty.awaitHealth();
                 Thread.sleep(IDLE_MILLIS);
                 bare.add(netty.memory());
