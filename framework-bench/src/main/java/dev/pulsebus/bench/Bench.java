@@ -1,6 +1,7 @@
 package dev.pulsebus.bench;
 
 import dev.pulsebus.bench.adapter.AdapterSuite;
+import dev.pulsebus.bench.adapter.OneBotLoadMain;
 import dev.pulsebus.bench.bridge.BridgeSuite;
 import dev.pulsebus.bench.cluster.ClusterSuite;
 import dev.pulsebus.bench.config.ConfigSuite;
@@ -41,7 +42,10 @@ public final class Bench {
         return all;
     }
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws Exception {
+        if (List.of(args).contains("--onebot-target")) { // the load client against another bot, nothing else
+            System.exit(OneBotLoadMain.run(args));
+        }
         BenchMain.nettyAsTheServerRunsIt(); // first: the suites' servers run in this JVM
         System.exit(BenchMain.run(args, suites()));
     }

@@ -110,7 +110,7 @@ final class IrcRoundtrip {
         double p99 = ServerFixture.medianUs(ourRounds, 99);
         boolean met = unanswered == 0 && p99 <= P99_TARGET_US;
         Row row = ServerFixture.row("adapter", "adapter.irc_roundtrip", "us", null, ourRounds.get(0), null,
-                ServerFixture.peers(), String.format(Locale.ROOT, "!echo <n> said in a channel of a real ngIRCd"
+                ServerFixture.peers("noop_floor", floor99), String.format(Locale.ROOT, "!echo <n> said in a channel of a real ngIRCd"
                         + " (loopback, plain TCP) on a schedule at %.0f/s, each timed from its scheduled send until"
                         + " the bot's answer came back through the server (two relays by ngIRCd in each); the bot is"
                         + " the IRC adapter in a MessagePipeline with a command router (send_rate 5/s burst 5, so"

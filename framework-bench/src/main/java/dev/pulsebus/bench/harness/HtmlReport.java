@@ -50,11 +50,14 @@ final class HtmlReport {
                 "PulseBus %s (%s), JDK %s, %s, %d cores, %s, backend %s%s, %s", m.pulsebus(), m.commit(), m.jdk(),
                 m.cpu(), m.cores(), m.os(), m.backend(), m.quick() ? ", QUICK run" : "", m.timestamp())))
                 .append("</p>\n");
-        List<String> peers = new ArrayList<>();
-        results.results().forEach(r -> r.peers().keySet().stream().filter(p -> !peers.contains(p)).forEach(peers::add));
+        List<String> peers = new ArrayList<>(Table.peerColumns(results));
+        boolean floors = Table.anyFloor(results);
         h.append("<table><thead><tr><th>row</th><th>ops/s</th><th>spread</th><th>p50 µs</th><th>p99 µs</th><th>p99.9 µs</th>")
                 .append("<th>max µs</th><th>B/op</th>");
         peers.forEach(p -> h.append("<th>").append(esc(p)).append("</th>"));
+        if (floors) {
+            h.append("<th>floor (ours/floor)</th>");
+        }
         if (comparison != null) {
             h.append("<th>baseline</th><th>change</th><th>verdict</th>");
         }
@@ -69,10 +72,10 @@ final class HtmlReport {
                 h.append("<td>").append(v == null ? "-" : String.format(Locale.ROOT, "%.2f", v)).append("</td>");
             }
             for (String p : peers) {
-                Double theirs = r.peers().get(p);
-                Double ratio = r.ratioTo(p);
-                h.append("<td>").append(theirs == null ? "-" : Table.si(theirs)
-                        + (ratio == null ? "" : String.format(Locale.ROOT, " (%.2f×)", ratio))).append("</td>");
+                h.append("<td>").append(esc(Table.peer(r, p))).append("</td>");
+            }
+            if (floors) {
+                h.append("<td>").append(esc(Table.floor(r))).append("</td>");
             }
             if (comparison != null) {
                 Comparison.Measure shown = c == null ? null : c.headline();
@@ -84,13 +87,16 @@ final class HtmlReport {
             }
             h.append("</tr>\n");
         }
-        h.append("</tbody></table>\n");
+        h.append("</tbody></table>\n<p>").append(esc(Table.LEGEND)).append(".</p>\n");
         for (Row r : results.results()) {
             h.append("<h2>").append(esc(r.name())).append("</h2>");
             if (!r.note().isEmpty()) {
                 h.append("<p>").append(esc(r.note())).append("</p>");
             }
-            h.append("<figure>").append(throughputChart(r)).append("<figcaption>ops/s, log scale</figcaption></figure>");
+            if (r.opsPerSec() != null) { // a latency or memory row's peers are no rates: its table cells compare them
+                h.append("<figure>").append(throughputChart(r))
+                        .append("<figcaption>ops/s, log scale</figcaption></figure>");
+            }
             if (r.p50Us() != null) {
                 h.append("<figure>").append(latencyChart(r, base.get(r.name())))
                         .append("<figcaption>latency percentiles (µs, log scale)</figcaption></figure>");

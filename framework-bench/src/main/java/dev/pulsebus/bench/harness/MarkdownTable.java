@@ -8,7 +8,6 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -124,11 +123,14 @@ final class MarkdownTable {
         String nl = "\n";
         StringBuilder sb = new StringBuilder();
         sb.append(metaLine(results.meta())).append(nl).append(nl);
-        Set<String> peers = new LinkedHashSet<>();
-        results.results().forEach(r -> peers.addAll(r.peers().keySet()));
+        Set<String> peers = Table.peerColumns(results);
+        boolean floors = Table.anyFloor(results);
         sb.append("| row | ops/s | p50 µs | p99 µs | p99.9 µs | max µs | B/op |");
         peers.forEach(p -> sb.append(' ').append(cell(p)).append(" |"));
-        sb.append(nl).append("|:---|").append("---:|".repeat(6 + peers.size())).append(nl);
+        if (floors) {
+            sb.append(" floor (ours/floor) |");
+        }
+        sb.append(nl).append("|:---|").append("---:|".repeat(6 + peers.size() + (floors ? 1 : 0))).append(nl);
         for (Row r : results.results()) {
             sb.append("| `").append(r.name()).append("` | ").append(Table.si(r.opsPerSec()))
                     .append(" | ").append(Table.us(r.p50Us())).append(" | ").append(Table.us(r.p99Us()))
@@ -137,10 +139,12 @@ final class MarkdownTable {
             for (String p : peers) {
                 sb.append(' ').append(Table.peer(r, p)).append(" |");
             }
+            if (floors) {
+                sb.append(' ').append(Table.floor(r)).append(" |");
+            }
             sb.append(nl);
         }
-        sb.append(nl).append("(NNx) = our ops/s divided by the peer's in this run; latency in microseconds, '-' where"
-                + " one operation is too short to time alone.").append(nl);
+        sb.append(nl).append(Table.LEGEND).append('.').append(nl);
         boolean first = true;
         for (Row r : results.results()) {
             if (!r.note().isEmpty()) {

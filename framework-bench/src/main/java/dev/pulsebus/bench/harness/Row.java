@@ -4,6 +4,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One row of results, as {@code results.json} holds it (field names in snake case there). Latencies are
@@ -36,14 +37,60 @@ public record Row(String suite, String name, String unit, Double opsPerSec,
                 peers, note, rounds, null);
     }
 
+    /** This row with {@code note} in place of its note. */
+    public Row withNote(String note) {
+        return new Row(suite, name, unit, opsPerSec, p50Us, p90Us, p99Us, p999Us, maxUs, allocBytesPerOp, samples,
+                peers, note, rounds, null);
+    }
+
     /** Whether its rounds lie more than {@link Spread#UNSTABLE_RATIO} apart. */
     boolean unstable() {
         return spread != null && spread.unstable();
     }
 
-    /** Ours divided by the peer's throughput; {@code null} when either is missing. */
-    Double ratioTo(String peer) {
+    /**
+     * What this row is set against its peers on, and so what its peers' figures are: {@link Kind#OPS} where
+     * it has throughput (ops/s, higher is better); else {@link Kind#P99} where it has latencies (the peer's
+     * p99 in microseconds: the socket rows' do-nothing floor); else {@link Kind#BYTES} (a memory row: the
+     * peer's bytes). Null for a row with none of them.
+     */
+    @Nullable Kind kind() {
+        return opsPerSec != null ? Kind.OPS : p99Us != null ? Kind.P99 : allocBytesPerOp != null ? Kind.BYTES : null;
+    }
+
+    /** The figures a row is set against its peers on: see {@link #kind()}. */
+    enum Kind { OPS, P99, BYTES }
+
+    /** Our figure of {@link #kind()}; null without one. */
+    @Nullable Double figure() {
+        Kind k = kind();
+        return k == null ? null : switch (k) {
+            case OPS -> opsPerSec;
+            case P99 -> p99Us;
+            case BYTES -> allocBytesPerOp;
+        };
+    }
+
+    /**
+     * Our figure divided by the peer's (see {@link #kind()}: above 1 is better for throughput, worse for a
+     * latency or bytes); {@code null} when either is missing.
+     */
+    @Nullable Double ratioTo(String peer) {
         Double theirs = peers.get(peer);
-        return opsPerSec == null || theirs == null || theirs == 0 ? null : opsPerSec / theirs;
+        Double ours = figure();
+        return ours == null || theirs == null || theirs == 0 ? null : ours / theirs;
+    }
+
+    /**
+     * The peer that is this row's floor, what the same load costs without PulseBus (the do-nothing server or
+     * bot, bare Netty): a peer named {@code bare_netty} or ending in {@code floor}; null when it has none.
+     */
+    @Nullable String floorPeer() {
+        return peers.keySet().stream().filter(Row::isFloor).findFirst().orElse(null);
+    }
+
+    /** Whether a peer of this name is a row's floor ({@link #floorPeer()}). */
+    static boolean isFloor(String peer) {
+        return peer.equals("bare_netty") || peer.endsWith("floor");
     }
 }

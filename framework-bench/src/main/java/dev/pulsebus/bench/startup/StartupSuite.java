@@ -31,7 +31,8 @@ import org.HdrHistogram.Histogram;
  * {@code cold_to_ready} (the server jar launched as {@code ./pulsebus} launches it, until {@code /health}
  * answers), the same from the startup cache {@code ./pulsebus} keeps ({@code cold_to_ready_archived}: a JDK
  * 25 AOT cache, or on older JDKs an AppCDS archive, made by a first run that answered a few requests), and
- * {@code init} (building a bot in-process until it answered its first command, timed inside the JVM).
+ * {@code init} (building a bot in-process until it answered its first command, timed inside the JVM), and
+ * {@code rss_idle} (the memory of a server {@code ./pulsebus} started, idle: {@link RssIdle}).
  *
  * <p>The peer of both server rows, {@code bare_netty}, is a bare Netty HTTP server (Netty's jars and the
  * benchmark's do-nothing handler, nothing else) launched and timed the same way, with the same flags and
@@ -76,6 +77,9 @@ public final class StartupSuite implements Suite {
             rows.add(coldToReadyArchived(ctx, servers));
         }
         rows.add(init(ctx, jar, options.against()));
+        rows.add(jar == null ? ServerFixture.row("startup", "startup.rss_idle", "B", null, null, null,
+                ServerFixture.peers(), "skipped: no framework-http/target/pulsebus-server.jar (./pulsebus would build it)")
+                : RssIdle.run(options.quick() ? 1 : 5, dir, bareNettyClassPath(dir)));
         return rows;
     }
 
@@ -320,7 +324,7 @@ public final class StartupSuite implements Suite {
      * Netty's jars from this JVM's class path.
      */
     @SuppressWarnings("StringSplitter") // a class path has no empty entries to keep
-    private static String bareNettyClassPath(Path dir) throws IOException {
+    static String bareNettyClassPath(Path dir) throws IOException {
         List<String> cp = new ArrayList<>(List.of(jarOf(dir.resolve("bare-netty.jar"), BareNetty.class, NoopServer.class)
                 .toString()));
         for (String e : System.getProperty("java.class.path").split(File.pathSeparator)) {
