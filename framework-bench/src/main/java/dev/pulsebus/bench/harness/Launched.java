@@ -1,6 +1,5 @@
 package dev.pulsebus.bench.harness;
 
-import dev.pulsebus.bench.http.RawHttp;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -148,11 +147,16 @@ public final class Launched implements AutoCloseable {
 
     /** Returns once {@code GET /health} answers 200 (how the startup rows tell a server is ready). */
     public Launched awaitHealth() throws IOException {
-        try (RawHttp http = new RawHttp(url.getHost(), url.getPort())) {
-            int status = http.exchange("GET", "/health", null).status();
+        try (java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient()) {
+            int status = http.send(java.net.http.HttpRequest.newBuilder(url.resolve("/health"))
+                    .timeout(java.time.Duration.ofSeconds(30)).build(),
+                    java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
             if (status != 200) {
                 throw new IOException("/health answered " + status);
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted waiting for /health", e);
         }
         return this;
     }
