@@ -28,12 +28,15 @@ public final class TcpProxy implements AutoCloseable {
         return server.getLocalPort();
     }
 
+    /** Severs every connection it relays and refuses new ones, until {@link #restore}. */
     public void cut() {
-        cut = true;
-        for (Socket s : open) {
-            closeQuietly(s);
+        synchronized (open) { // a connection being set up now is either severed here or refused below
+            cut = true;
+            for (Socket s : open) {
+                closeQuietly(s);
+            }
+            open.clear();
         }
-        open.clear();
     }
 
     public void restore() {
@@ -49,8 +52,15 @@ public final class TcpProxy implements AutoCloseable {
                     continue;
                 }
                 Socket upstream = new Socket("127.0.0.1", target);
-                open.add(client);
-                open.add(upstream);
+                synchronized (open) {
+                    if (cut) { // cut while it was being set up: it would outlive the cut
+                        closeQuietly(client);
+                        closeQuietly(upstream);
+                        continue;
+                    }
+                    open.add(client);
+                    open.add(upstream);
+                }
                 pump(client, upstream);
                 pump(upstream, client);
             } catch (IOException e) {
