@@ -307,6 +307,12 @@ const scenarios = {
       await b.page.getByRole('button', { name: 'Modules', exact: true }).click();
       const row = b.page.locator('tr[data-module="hot"]');
       await row.locator('.version', { hasText: 'v1' }).waitFor({ timeout: 5000 });
+      // what it costs: the module's row, then its command's, with the CPU and bytes of the measured call
+      await b.page.locator('#costs tr[data-cost-module="hot"]').waitFor({ timeout: 5000 });
+      const cells = b.page.locator('#costs tr[data-cost-site="hot hot"] td');
+      check(/\d (µs|ms)$/.test(await cells.nth(2).textContent()), 'the /hot command shows no CPU per call');
+      check(/\d (B|KiB|MiB)$/.test(await cells.nth(3).textContent()), 'the /hot command shows no bytes per call');
+      check(/%$/.test(await cells.nth(4).textContent()), 'the /hot command shows no share of the CPU');
       await b.page.getByRole('combobox', { name: 'Jar to reload hot from' }).selectOption('hot-v2.jar');
       await b.page.getByRole('button', { name: 'Reload hot', exact: true }).click();
       await b.page.getByRole('status').filter({ hasText: 'Reloaded hot from hot-v2.jar' }).waitFor({ timeout: 10000 });

@@ -1,5 +1,6 @@
 package dev.pulsebus.bus;
 
+import dev.pulsebus.internal.CallCosts;
 import dev.pulsebus.internal.SlowCalls;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
@@ -27,6 +28,7 @@ final class DefaultEventBus implements EventBus {
     private final int sampleMask;
     private final long closeTimeoutNanos;
     final SlowCalls slowCalls;
+    final CallCosts costs;
     private volatile Registry registry;
     private volatile boolean closed;
 
@@ -37,6 +39,7 @@ final class DefaultEventBus implements EventBus {
         this.sampleMask = b.latencySampling - 1;
         this.closeTimeoutNanos = b.closeTimeout.toNanos();
         this.slowCalls = new SlowCalls(b.meterRegistry, b.slowHandler);
+        this.costs = b.callCosts;
         this.registry = new Registry(new Subscriber[0], metrics);
         metrics.bindBus(lanes, this);
     }

@@ -4,7 +4,7 @@ package dev.pulsebus.bus;
  * What one event class resolves to under one registry snapshot: its handlers in order, its meters.
  *
  * <p>When every subscriber is a plain inline handler (no filter, not once-only, not an interceptor, not
- * blocking), which is the common case, {@link #handlers} holds their handlers in the same order so the
+ * blocking, not a module's handler whose costs are measured), which is the common case, {@link #handlers} holds their handlers in the same order so the
  * publisher's loop is one {@code active} check and one interface call per handler.
  */
 final class Dispatch {
@@ -20,7 +20,7 @@ final class Dispatch {
         this.meters = meters;
         boolean simple = true;
         for (Subscriber s : subscribers) {
-            simple &= s.plain && s.handler != null;
+            simple &= s.plain && s.handler != null && s.cost == null;
         }
         if (simple) {
             this.handlers = new EventHandler[subscribers.length];

@@ -1,6 +1,7 @@
 package dev.pulsebus.bus;
 
 import dev.pulsebus.internal.Require;
+import dev.pulsebus.internal.CallCosts;
 import dev.pulsebus.internal.SlowCalls;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -80,6 +81,7 @@ public interface EventBus extends AutoCloseable {
         Duration blockingOverflowWait = Duration.ZERO;
         Duration closeTimeout = Duration.ofSeconds(10);
         int latencySampling = 1024;
+        CallCosts callCosts = CallCosts.off();
         Duration slowHandler = SlowCalls.DEFAULT_THRESHOLD;
 
         Builder() {
@@ -139,6 +141,16 @@ public interface EventBus extends AutoCloseable {
          */
         public Builder slowHandler(Duration threshold) {
             this.slowHandler = Require.notNegative(threshold, "slowHandler");
+            return this;
+        }
+
+        /**
+         * Where module handlers' costs are measured (CPU time and bytes allocated on one call in
+         * {@link CallCosts#sampleEvery()} or fewer); the runtime passes the one table it shares with the command
+         * router. Default: none.
+         */
+        public Builder callCosts(CallCosts costs) {
+            this.callCosts = Objects.requireNonNull(costs, "costs");
             return this;
         }
 

@@ -1,5 +1,6 @@
 package dev.pulsebus.bus;
 
+import dev.pulsebus.internal.CallCosts;
 import dev.pulsebus.internal.FailureLog;
 import dev.pulsebus.internal.SlowCalls;
 import io.micrometer.core.instrument.Timer;
@@ -8,6 +9,7 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,6 +51,8 @@ final class Subscriber implements Subscription {
     private volatile boolean fired;
     private final FailureLog failures;
     private final SlowCalls.Site slow;
+    /** Where a module's handler's calls are measured; null for the bot's own handlers or with costs off. */
+    final CallCosts.@Nullable Site cost;
 
     Subscriber(DefaultEventBus bus, Class<?> type, int priority, long sequence, boolean blocking,
                EventHandler<Object> handler, Interceptor<Object> interceptor, Predicate<Object> filter,
@@ -67,6 +71,7 @@ final class Subscriber implements Subscription {
         this.plain = !blocking && filter == null && !once;
         this.failures = new FailureLog(LOG, "Handler '" + name + "'");
         this.slow = bus.slowCalls.site(module, blocking ? "blocking handler" : "handler", name);
+        this.cost = bus.costs.site(module, "handler", name);
     }
 
     /**
@@ -102,6 +107,19 @@ final class Subscriber implements Subscription {
      * is one, and judged slow or not; an untimed one reads no clock.
      */
     Propagation invoke(Object event, BusMetrics.TypeMeters meters, boolean timed) {
+        CallCosts.Site c = cost;
+        if (c != null && c.due()) {
+            int frame = c.start();
+            try {
+                return invokeTimed(event, meters, timed);
+            } finally {
+                c.stop(frame);
+            }
+        }
+        return invokeTimed(event, meters, timed);
+    }
+
+    private Propagation invokeTimed(Object event, BusMetrics.TypeMeters meters, boolean timed) {
         try {
             if (!timed) {
                 return call(event);

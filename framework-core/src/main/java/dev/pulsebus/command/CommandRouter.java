@@ -1,6 +1,7 @@
 package dev.pulsebus.command;
 
 import dev.pulsebus.internal.Require;
+import dev.pulsebus.internal.CallCosts;
 import dev.pulsebus.internal.SlowCalls;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
@@ -118,6 +119,7 @@ public interface CommandRouter {
         boolean replyToUnknown;
         Duration slowCommand = SlowCalls.DEFAULT_THRESHOLD;
         int latencySampling = 16;
+        CallCosts callCosts = CallCosts.off();
         int maxBlockingCalls = 10_000;
 
         Builder() {
@@ -184,6 +186,16 @@ public interface CommandRouter {
          */
         public Builder slowCommand(Duration threshold) {
             this.slowCommand = Require.notNegative(threshold, "slowCommand");
+            return this;
+        }
+
+        /**
+         * Where commands' costs are measured (CPU time and bytes allocated on one call in
+         * {@link CallCosts#sampleEvery()} or fewer); the runtime passes the one table it shares with the bus.
+         * Default: none.
+         */
+        public Builder callCosts(CallCosts costs) {
+            this.callCosts = Objects.requireNonNull(costs, "costs");
             return this;
         }
 

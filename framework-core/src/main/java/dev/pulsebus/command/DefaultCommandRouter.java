@@ -1,6 +1,7 @@
 package dev.pulsebus.command;
 
 import dev.pulsebus.event.AskException;
+import dev.pulsebus.internal.CallCosts;
 import dev.pulsebus.internal.LruTable;
 import dev.pulsebus.internal.RunningHandler;
 import dev.pulsebus.internal.SlowCalls;
@@ -48,6 +49,7 @@ final class DefaultCommandRouter implements CommandRouter {
     private final MessageCatalog catalog;
     private final LongAdder unknown = new LongAdder();
     private final SlowCalls slowCalls;
+    private final CallCosts costs;
     /** The blocking commands running now, each on its virtual thread (at most {@code maxBlockingCalls}). */
     private final java.util.concurrent.ConcurrentHashMap<Thread, Entry> blockingRunning =
             new java.util.concurrent.ConcurrentHashMap<>();
@@ -87,6 +89,7 @@ final class DefaultCommandRouter implements CommandRouter {
         this.blockingSlots = new Semaphore(b.maxBlockingCalls);
         this.snapshot = new Snapshot(new NameTable<>(Map.of(), fold), new Entry[0], List.of());
         this.slowCalls = new SlowCalls(registry, b.slowCommand);
+        this.costs = b.callCosts;
         this.sampleMask = b.latencySampling - 1;
         this.durations = registry == null ? null : durations(registry);
         if (registry != null) {
@@ -198,6 +201,19 @@ final class DefaultCommandRouter implements CommandRouter {
      * (a blocking one on its own thread, every run).
      */
     private Outcome run(Entry e, Call call) {
+        CallCosts.Site c = e.cost;
+        if (c != null && !e.blocking && c.due()) {
+            int frame = c.start();
+            try {
+                return runSampled(e, call);
+            } finally {
+                c.stop(frame);
+            }
+        }
+        return runSampled(e, call);
+    }
+
+    private Outcome runSampled(Entry e, Call call) {
         if (e.blocking || (e.calls++ & sampleMask) != 0) {
             return runUntimed(e, call);
         }
@@ -270,11 +286,21 @@ final class DefaultCommandRouter implements CommandRouter {
         try {
             Thread.ofVirtual().name("pulsebus-command-" + e.path).start(() -> {
                 blockingRunning.put(Thread.currentThread(), e);
+                CallCosts.Site c = e.cost;
+                int frame = c != null && c.due() ? c.start() : -1;
                 try {
                     long start = System.nanoTime();
                     Outcome o = runHere(e, call, controls, granted, inShared);
                     // waiting for the user's answers (askText, askInt, await) is not the command's time
-                    timed(e, o, System.nanoTime() - start - Call.takeWaitedNanos());
+                    long waited = Call.takeWaitedNanos();
+                    if (c != null) {
+                        if (waited == 0) {
+                            c.stop(frame);
+                        } else {
+                            c.discard(frame); // parked for an answer: the carrier's counters mix other threads in
+                        }
+                    }
+                    timed(e, o, System.nanoTime() - start - waited);
                 } finally {
                     blockingRunning.remove(Thread.currentThread());
                     blockingSlots.release();
@@ -465,7 +491,8 @@ final class DefaultCommandRouter implements CommandRouter {
         String usage = c.usage != null ? c.usage : shownPrefix + path;
         String keyword = c.keyword == null ? null : fold ? NameTable.fold(c.keyword) : c.keyword;
         return new Entry(path, c, usage, controls.toArray(new Control[0]), keyword, subs,
-                subs.isEmpty() ? null : new NameTable<>(subNames, fold), slowCalls.site(module, "command", path));
+                subs.isEmpty() ? null : new NameTable<>(subNames, fold), slowCalls.site(module, "command", path),
+                costs.site(module, "command", path));
     }
 
     /** Registers the meters of {@code e} and its sub-commands; returns them for removal. */

@@ -2,6 +2,7 @@ package dev.pulsebus.command;
 
 import dev.pulsebus.event.AskException;
 import dev.pulsebus.event.MessageEvent;
+import dev.pulsebus.internal.CallCosts;
 import dev.pulsebus.internal.FailureLog;
 import dev.pulsebus.internal.SlowCalls;
 import dev.pulsebus.internal.OwnedFutures;
@@ -10,6 +11,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
 
 /** A registered command, compiled: what the router needs per call, resolved once. Immutable. */
@@ -37,6 +39,8 @@ final class Entry {
     final FailureLog failures;
     /** Where its runs' times go to be judged slow or not. */
     final SlowCalls.Site slow;
+    /** Where its calls are measured; null with costs off. */
+    final CallCosts.@Nullable Site cost;
     /**
      * Calls so far, for sampling which are timed. Plain and racy on purpose: a lost increment under
      * concurrent calls only moves which call is sampled.
@@ -46,7 +50,7 @@ final class Entry {
     private final OwnedFutures<MessageEvent> asks;
 
     Entry(String path, Command c, String usage, Control[] controls, String keyword, List<Entry> subcommands,
-          NameTable<Entry> subTable, SlowCalls.Site slow) {
+          NameTable<Entry> subTable, SlowCalls.Site slow, CallCosts.@Nullable Site cost) {
         this.path = path;
         this.name = c.name;
         this.aliases = List.copyOf(c.aliases);
@@ -67,6 +71,7 @@ final class Entry {
             outcomes[i] = new LongAdder();
         }
         this.slow = slow;
+        this.cost = cost;
         this.asks = new OwnedFutures<>(() -> new AskException(AskException.Reason.UNLOADED,
                 "command '" + path + "' was unregistered"));
         this.failures = new FailureLog(LoggerFactory.getLogger(CommandRouter.class), "Command '" + path + "'");

@@ -2,6 +2,7 @@ package dev.pulsebus.server;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pulsebus.internal.CallCosts;
 import dev.pulsebus.internal.Json;
 import dev.pulsebus.module.ModuleException;
 import dev.pulsebus.module.ModuleHost;
@@ -28,8 +29,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@code /api/admin/*}, what the browser console reads and does beyond chatting: the stats it charts, the
- * rooms, the modules (and loading, unloading and reloading jar modules), the recent errors, the last
- * benchmark's results.
+ * rooms, the modules (and loading, unloading and reloading jar modules) and what they cost, the recent errors,
+ * the last benchmark's results.
  *
  * <p>Who may call it: with {@code server.admin_token} set, a request with {@code Authorization: Bearer
  * <admin_token>} (401 otherwise, {@code server.token} is not enough); else with {@code server.token} set, a
@@ -65,13 +66,14 @@ final class AdminApi {
     private final ExecutorService work;
     private final ConsoleStats stats;
     private final ModuleHost modules;
+    private final CallCosts costs;
     private final Path modulesDir;
     private final RecentErrors errors;
     private final Rooms rooms;
     private final Supplier<@Nullable Path> benchResults;
 
     AdminApi(ServerConfig config, CountedResponses out, ExecutorService work, ConsoleStats stats, ModuleHost modules,
-             RecentErrors errors, Rooms rooms, Supplier<@Nullable Path> benchResults) {
+             CallCosts costs, RecentErrors errors, Rooms rooms, Supplier<@Nullable Path> benchResults) {
         boolean own = !config.listen().adminToken().isEmpty();
         this.tokenSet = own || !config.listen().token().isEmpty();
         this.tokenName = own ? "server.admin_token" : "server.token";
@@ -81,6 +83,7 @@ final class AdminApi {
         this.work = work;
         this.stats = stats;
         this.modules = modules;
+        this.costs = costs;
         this.modulesDir = config.modules().dir();
         this.errors = errors;
         this.rooms = rooms;
@@ -177,6 +180,11 @@ final class AdminApi {
             case "modules" -> {
                 if (allow(ctx, method, "GET", keepAlive)) {
                     work.execute(() -> json(ctx, HttpResponseStatus.OK, modulesJson(), keepAlive));
+                }
+            }
+            case "modules/cost" -> {
+                if (allow(ctx, method, "GET", keepAlive)) { // the first reads the JVM's counters: not on an I/O thread
+                    work.execute(() -> json(ctx, HttpResponseStatus.OK, costJson(costs.report()), keepAlive));
                 }
             }
             case "modules/load" -> {
@@ -325,6 +333,59 @@ final class AdminApi {
             LOG.warn("Console: a module change failed: {}", e.toString());
             error(ctx, HttpResponseStatus.INTERNAL_SERVER_ERROR, e.toString(), keepAlive);
         }
+    }
+
+    /**
+     * {@code GET modules/cost}: {@code {"sample_every", "window_seconds", "process_cpu_seconds", "modules": [{"module",
+     * "calls_per_second", "cpu_per_call_us", "bytes_per_call", "cpu_share", "calls", "cpu_seconds",
+     * "allocated_bytes", "measured", "sites": [{"kind", "name", the same figures}]}]}}, the modules by CPU in the
+     * window first. Rates and the share of the process's CPU are of the window; per-call figures of the window
+     * when a call in it was measured, else of all.
+     */
+    static byte[] costJson(CallCosts.Report report) {
+        double window = report.windowNanos() / 1e9;
+        return Responses.write(g -> {
+            g.writeStartObject();
+            g.writeNumberField("sample_every", report.sampleEvery());
+            g.writeNumberField("window_seconds", Math.round(window * 10) / 10.0);
+            g.writeNumberField("process_cpu_seconds", report.processCpuNanos() / 1e9);
+            g.writeArrayFieldStart("modules");
+            for (CallCosts.ModuleReport m : report.modules()) {
+                g.writeStartObject();
+                g.writeStringField("module", m.module());
+                costFields(g, m.total(), m.window(), window, report.processCpuNanos());
+                g.writeArrayFieldStart("sites");
+                for (CallCosts.SiteReport s : m.sites()) {
+                    g.writeStartObject();
+                    g.writeStringField("kind", s.kind());
+                    g.writeStringField("name", s.name());
+                    costFields(g, s.total(), s.window(), window, report.processCpuNanos());
+                    g.writeEndObject();
+                }
+                g.writeEndArray();
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+        });
+    }
+
+    private static void costFields(JsonGenerator g, CallCosts.Figures total, CallCosts.Figures window,
+                                   double windowSeconds, long processCpuNanos) throws IOException {
+        CallCosts.Figures perCall = window.measured() > 0 ? window : total;
+        g.writeNumberField("calls_per_second", windowSeconds <= 0 ? 0 : round(window.calls() / windowSeconds));
+        g.writeNumberField("cpu_per_call_us", round(perCall.cpuPerCall() / 1e3));
+        g.writeNumberField("bytes_per_call", perCall.bytesPerCall());
+        g.writeNumberField("cpu_share", processCpuNanos <= 0 ? 0
+                : Math.round(Math.min(1.0, (double) window.cpuNanos() / processCpuNanos) * 10_000) / 10_000.0);
+        g.writeNumberField("calls", total.calls());
+        g.writeNumberField("cpu_seconds", total.cpuNanos() / 1e9);
+        g.writeNumberField("allocated_bytes", total.allocatedBytes());
+        g.writeNumberField("measured", total.measured());
+    }
+
+    private static double round(double v) {
+        return Math.round(v * 100) / 100.0;
     }
 
     /**

@@ -34,6 +34,7 @@ class ServerConfigTest {
         assertThat(shipped.modules().modules()).containsKey("example");
         assertThat(shipped.modules().loadTimeoutMs()).isEqualTo(10_000).isEqualTo(defaults.modules().loadTimeoutMs());
         assertThat(shipped.bus().stallMs()).isEqualTo(10_000).isEqualTo(defaults.bus().stallMs());
+        assertThat(shipped.bus().costSampleEvery()).isEqualTo(16).isEqualTo(defaults.bus().costSampleEvery());
     }
 
     @Test
@@ -45,6 +46,8 @@ class ServerConfigTest {
         assertThat(c.metricsEnabled()).isFalse();
         assertThat(ServerConfig.load(f, false, Map.of("PULSEBUS_BUS_SLOW_HANDLER_MS", "250")).bus().slowHandlerMs())
                 .isEqualTo(250);
+        assertThat(ServerConfig.load(f, false, Map.of("PULSEBUS_BUS_COST_SAMPLE_EVERY", "0")).bus().costSampleEvery())
+                .as("off").isZero();
         ServerConfig secrets = ServerConfig.load(f, false, Map.of("PULSEBUS_SERVER_TOKEN", "0123",
                 "PULSEBUS_STORAGE_PASSWORD", "007", "PULSEBUS_STORAGE_USERNAME", "1.50"));
         assertThat(secrets.listen().token().reveal()).isEqualTo("0123");

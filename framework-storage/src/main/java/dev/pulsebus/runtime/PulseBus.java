@@ -8,6 +8,7 @@ import dev.pulsebus.config.ConfigChanged;
 import dev.pulsebus.config.ConfigException;
 import dev.pulsebus.config.ConfigSnapshot;
 import dev.pulsebus.event.ChatRef;
+import dev.pulsebus.internal.CallCosts;
 import dev.pulsebus.internal.HostName;
 import dev.pulsebus.internal.Shutdown;
 import dev.pulsebus.kv.Kv;
@@ -79,6 +80,7 @@ public final class PulseBus implements AutoCloseable {
     private final Storage storage;
     private final EventBus bus;
     private final CommandRouter commands;
+    private final CallCosts costs;
     private final Config config;
     private final TranscriptWriter transcripts;
     private final List<Adapter> extraAdapters = new ArrayList<>();
@@ -110,9 +112,10 @@ public final class PulseBus implements AutoCloseable {
             this.storage = sb.open();
             shutdown.add("storage", left -> storage.close(Duration.ofNanos(left - reserve(left))));
             Duration slow = Duration.ofMillis(settings.bus().slowHandlerMs());
-            this.bus = EventBus.builder().meterRegistry(registry).slowHandler(slow).build();
+            this.costs = CallCosts.create(registry, settings.bus().costSampleEvery());
+            this.bus = EventBus.builder().meterRegistry(registry).slowHandler(slow).callCosts(costs).build();
             shutdown.add("bus", bus);
-            CommandRouter.Builder rb = CommandRouter.builder().meterRegistry(registry).slowCommand(slow)
+            CommandRouter.Builder rb = CommandRouter.builder().meterRegistry(registry).slowCommand(slow).callCosts(costs)
                     .quotaStore(storage.quotas()).replyToUnknown(b.replyToUnknown);
             if (b.sharedControls != null) {
                 rb.sharedControls(b.sharedControls); // the local tables stand in while the shared store is down
@@ -286,6 +289,14 @@ public final class PulseBus implements AutoCloseable {
 
     public CommandRouter commands() {
         return commands;
+    }
+
+    /**
+     * What the modules' handlers and commands cost ({@code bus.cost_sample_every}): the table behind
+     * {@code pulsebus_module_cpu_seconds_total} and the console's cost view.
+     */
+    public CallCosts costs() {
+        return costs;
     }
 
     /** The live configuration (module settings, edits while running). */

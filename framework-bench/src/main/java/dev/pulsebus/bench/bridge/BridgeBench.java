@@ -1,6 +1,8 @@
 package dev.pulsebus.bench.bridge;
 
 import dev.pulsebus.event.GroupMessage;
+import dev.pulsebus.internal.CallCosts;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
@@ -22,22 +24,40 @@ public class BridgeBench {
 
     private PipelineFixture withTranscript;
     private PipelineFixture withoutTranscript;
+    private PipelineFixture costed;
     private int n;
 
     @Setup(Level.Trial)
     public void setUp(Blackhole bh) throws Exception {
         withTranscript = new PipelineFixture(true, bh::consume);
         withoutTranscript = new PipelineFixture(false, bh::consume);
+        costed = new PipelineFixture(true, bh::consume,
+                CallCosts.create(new SimpleMeterRegistry(), CallCosts.DEFAULT_SAMPLE_EVERY));
     }
 
     @TearDown(Level.Trial)
     public void tearDown() throws Exception {
         withTranscript.close();
         withoutTranscript.close();
+        costed.close();
     }
 
     @Benchmark
     public Object single_handler__pulsebus() {
+        GroupMessage m = withTranscript.next(n++);
+        return withTranscript.adapter.inject(m);
+    }
+
+    /** The same, the handler and the commands a module's, their costs measured (bus.cost_sample_every). */
+    @Benchmark
+    public Object single_handler_costed__pulsebus() {
+        GroupMessage m = costed.next(n++);
+        return costed.adapter.inject(m);
+    }
+
+    /** The same work as {@code single_handler__pulsebus}, measured beside it in the same run: the peer. */
+    @Benchmark
+    public Object single_handler_costed__single_handler() {
         GroupMessage m = withTranscript.next(n++);
         return withTranscript.adapter.inject(m);
     }

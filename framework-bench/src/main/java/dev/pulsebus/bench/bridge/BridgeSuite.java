@@ -11,10 +11,14 @@ public final class BridgeSuite {
     }
 
     public static Suite bridge() {
-        return new JmhSuite("bridge", BridgeBench.class, List.of(), List.of(
+        return new JmhSuite("bridge", BridgeBench.class, List.of("single_handler"), List.of(
                 new JmhSuite.RowSpec("single_handler", false,
                         "adapter -> dedupe -> transcript (in-memory store) -> router miss -> bus -> one handler",
                         JmhSuite.Target.atLeast(1e6)),
+                new JmhSuite.RowSpec("single_handler_costed", false,
+                        "the same, the handler and the commands a module's, their costs measured"
+                                + " (bus.cost_sample_every = 16); peer: single_handler",
+                        JmhSuite.Target.ratioTo("single_handler", 0.95)),
                 new JmhSuite.RowSpec("single_handler_no_transcript", false, "the same without transcripts",
                         JmhSuite.Target.atLeast(1e6)),
                 new JmhSuite.RowSpec("flood_5000", true,

@@ -5,6 +5,7 @@ import dev.pulsebus.command.Command;
 import dev.pulsebus.command.CommandRouter;
 import dev.pulsebus.event.GroupMessage;
 import dev.pulsebus.event.Message;
+import dev.pulsebus.internal.CallCosts;
 import dev.pulsebus.pipeline.InMemoryAdapter;
 import dev.pulsebus.pipeline.MessagePipeline;
 import dev.pulsebus.transcript.InMemoryTranscriptStore;
@@ -24,12 +25,31 @@ final class PipelineFixture implements AutoCloseable {
     private final Message text = Message.text("hello everyone, how is it going?");
 
     PipelineFixture(boolean transcripts, Consumer<GroupMessage> handler) throws Exception {
+        this(transcripts, handler, CallCosts.off());
+    }
+
+    /**
+     * @param costs where the handler's and the commands' costs are measured: with a table that measures, they
+     *              are a module's ({@code bench}), as a bot's own code is
+     */
+    PipelineFixture(boolean transcripts, Consumer<GroupMessage> handler, CallCosts costs) throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        bus = EventBus.builder().meterRegistry(registry).build();
-        bus.subscribe(GroupMessage.class, handler::accept);
-        CommandRouter commands = CommandRouter.builder().meterRegistry(new SimpleMeterRegistry()).build();
+        bus = EventBus.builder().meterRegistry(registry).callCosts(costs).build();
+        String module = costs.sampleEvery() > 0 ? "bench" : null;
+        if (module != null) {
+            bus.on(GroupMessage.class).name(module).subscribe(handler::accept);
+        } else {
+            bus.subscribe(GroupMessage.class, handler::accept);
+        }
+        CommandRouter commands = CommandRouter.builder().meterRegistry(new SimpleMeterRegistry()).callCosts(costs)
+                .build();
         for (int i = 0; i < 100; i++) {
-            commands.register(Command.named("cmd" + i).handler(c -> { }));
+            Command c = Command.named("cmd" + i).handler(call -> { });
+            if (module != null) {
+                commands.register(module, c);
+            } else {
+                commands.register(c);
+            }
         }
         MessagePipeline.Builder b = MessagePipeline.builder(bus).adapter(adapter).commands(commands)
                 .meterRegistry(registry);

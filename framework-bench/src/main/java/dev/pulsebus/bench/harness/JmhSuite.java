@@ -98,7 +98,8 @@ public final class JmhSuite implements Suite {
                 if (ratio == null || ratio < r.ratio()) {
                     missed.add("ratio to " + r.peer());
                 }
-                wanted.append(String.format(java.util.Locale.ROOT, ", >= %.1fx %s", r.ratio(), r.peer()));
+                wanted.append(String.format(java.util.Locale.ROOT, r.ratio() * 10 % 1 == 0 ? ", >= %.1fx %s"
+                        : ", >= %.2fx %s", r.ratio(), r.peer()));
             }
             if (maxAllocBytes >= 0 && (row.allocBytesPerOp() == null || row.allocBytesPerOp() > maxAllocBytes)) {
                 missed.add("B/op");

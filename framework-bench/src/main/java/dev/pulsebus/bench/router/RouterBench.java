@@ -5,6 +5,7 @@ import dev.pulsebus.command.CommandRouter;
 import dev.pulsebus.command.CommandSource;
 import dev.pulsebus.command.Outcome;
 import dev.pulsebus.command.Scope;
+import dev.pulsebus.internal.CallCosts;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.HashMap;
@@ -37,6 +38,8 @@ public class RouterBench {
     static final int ASKING_CHATS = 4096;
 
     private CommandRouter router;
+    /** The same commands, a module's, with their costs measured at the default sampling. */
+    private CommandRouter costed;
     private Map<String, Consumer<String[]>> naive;
     private Pattern alternation;
     private Source hit;
@@ -96,6 +99,12 @@ public class RouterBench {
             names.append(name).append('|');
         }
         router.register(Command.named("bench").handler(call -> bh.consume(call.argInt(0))));
+        costed = CommandRouter.builder().meterRegistry(new SimpleMeterRegistry())
+                .callCosts(CallCosts.create(new SimpleMeterRegistry(), CallCosts.DEFAULT_SAMPLE_EVERY)).build();
+        for (int i = 0; i < COMMANDS; i++) {
+            costed.register("bench", Command.named("cmd" + i).handler(call -> bh.consume(call.rest())));
+        }
+        costed.register("bench", Command.named("bench").handler(call -> bh.consume(call.argInt(0))));
         naive.put("bench", args -> bh.consume(Integer.parseInt(args[1])));
         names.append("bench");
         router.register(Command.named("limited").cooldown(Duration.ofSeconds(10), Scope.USER)
@@ -151,6 +160,19 @@ public class RouterBench {
     @Benchmark
     public Object command_hit__regex_alternation(Blackhole bh) {
         return regexRoute(hit, bh);
+    }
+
+    // ---- router.command_hit_costed: the same hit, a module's command, its costs measured (bus.cost_sample_every)
+
+    @Benchmark
+    public Outcome command_hit_costed__pulsebus() {
+        return costed.route(hit);
+    }
+
+    /** The same work as {@code command_hit__pulsebus}, measured beside it in the same run: the peer. */
+    @Benchmark
+    public Outcome command_hit_costed__command_hit() {
+        return router.route(hit);
     }
 
     // ---- router.command_miss: plain text

@@ -67,12 +67,68 @@ async function change(path, body, done) {
   }
 }
 
+/** Microseconds as a reader takes them: µs below a millisecond, else ms. */
+function micros(us) {
+  return us >= 1000 ? (us / 1000).toFixed(us >= 10000 ? 0 : 1) + ' ms' : us.toFixed(us >= 10 ? 0 : 1) + ' µs';
+}
+
+function bytes(n) {
+  return n >= 1048576 ? (n / 1048576).toFixed(1) + ' MiB' : n >= 1024 ? (n / 1024).toFixed(1) + ' KiB' : n + ' B';
+}
+
+function costRow(kind, name, f, attrs) {
+  const tr = el('tr', null, attrs);
+  tr.append(el('td', name), el('td', format(f.calls_per_second)), el('td', f.measured ? micros(f.cpu_per_call_us) : '—'),
+    el('td', f.measured ? bytes(f.bytes_per_call) : '—'), el('td', (f.cpu_share * 100).toFixed(1) + ' %'));
+  tr.title = `${kind}: ${f.calls} calls in all, ${f.measured} measured, ${f.cpu_seconds.toFixed(3)} s of CPU`;
+  return tr;
+}
+
+/** What the modules cost, the costliest first: each module's row, then its commands and handlers. */
+function renderCosts(answer) {
+  const rows = [];
+  for (const m of answer.modules) {
+    rows.push(costRow('module', m.module, m, { class: 'module', 'data-cost-module': m.module }));
+    for (const s of m.sites) {
+      const name = s.kind === 'command' ? '/' + s.name : s.name;
+      rows.push(costRow(s.kind, name, s, { class: 'site', 'data-cost-site': m.module + ' ' + s.name }));
+    }
+  }
+  if (rows.length === 0) {
+    const off = answer.sample_every === 0;
+    const tr = el('tr');
+    tr.append(el('td', off ? 'Not measured: bus.cost_sample_every is 0.' : 'No module has a command or handler.',
+      { colspan: '5' }));
+    rows.push(tr);
+  }
+  document.getElementById('costs').replaceChildren(...rows);
+  document.getElementById('cost-hint').textContent = answer.sample_every === 0 ? ''
+    : `CPU time and bytes allocated by each module's commands and handlers, measured on one call in `
+      + `${answer.sample_every} (bus.cost_sample_every) or fewer for very short calls; rates and shares over the `
+      + `last ${Math.round(answer.window_seconds)} s.`;
+}
+
 async function refreshModules() {
   try {
     renderModules(await json('/api/admin/modules'));
+    renderCosts(await json('/api/admin/modules/cost'));
   } catch (e) {
     document.getElementById('modules-error').textContent = e.message;
   }
+}
+
+/** While the Modules view is shown, its costs are read again every 5 seconds. */
+function watchCosts() {
+  setInterval(async () => {
+    if (document.getElementById('view-modules').hidden) {
+      return;
+    }
+    try {
+      renderCosts(await json('/api/admin/modules/cost'));
+    } catch (e) {
+      document.getElementById('modules-error').textContent = e.message;
+    }
+  }, 5000);
 }
 
 export function startModules() {
@@ -83,6 +139,7 @@ export function startModules() {
       change('/api/admin/modules/load', { jar }, 'Loaded ' + jar);
     }
   });
+  watchCosts();
   return refreshModules;
 }
 
