@@ -338,6 +338,47 @@ const scenarios = {
     }
   },
 
+  // A CPU profile of the running server from the page: started, followed, its flame graph drawn in a frame.
+  async profile() {
+    const base = env('PULSEBUS_URL');
+    const b = await open('profile');
+    try {
+      await b.page.goto(`${base}/?room=browser-profile`);
+      await b.page.getByRole('button', { name: 'Profile', exact: true }).click();
+      await b.page.getByRole('combobox', { name: 'Mode' }).selectOption('cpu');
+      await b.page.getByRole('spinbutton', { name: 'Seconds' }).fill('2');
+      await b.page.getByRole('button', { name: 'Start', exact: true }).click();
+      await b.page.getByRole('status').filter({ hasText: /Recording CPU|Drawing/ }).waitFor({ timeout: 10000 });
+      // work for the profile to see: the example module's /echo, said from outside while it records
+      let saying = true;
+      const traffic = (async () => {
+        while (saying) {
+          await say(base, 'browser-profile', 'curl', '/echo profiled');
+        }
+      })();
+      try {
+        await b.page.getByRole('status').filter({ hasText: 'events' }).waitFor({ timeout: 30000 });
+      } finally {
+        saying = false;
+        await traffic;
+      }
+      const canvas = b.page.frameLocator('#profile-graph').locator('canvas');
+      await canvas.waitFor({ timeout: 10000 });
+      const box = await canvas.boundingBox();
+      check(box && box.width > 300 && box.height > 30, 'the flame graph has no size: ' + JSON.stringify(box));
+      const title = await b.page.frameLocator('#profile-graph').locator('h1').textContent();
+      check(title.includes('cpu profile, 2 s'), `the flame graph's title is '${title}'`);
+      const download = await b.page.locator('#profile-download').getAttribute('href');
+      check(/\/recording\.jfr\?key=[0-9a-f]{32}$/.test(download), 'no link to the recording: ' + download);
+      const jfr = await fetch(base + download);
+      check(jfr.status === 200 && (await jfr.arrayBuffer()).byteLength > 1000, 'the recording is not served');
+      await b.shot('profile');
+      clean(b.seen);
+    } finally {
+      await b.close();
+    }
+  },
+
   async bench() {
     const b = await open('bench');
     try {

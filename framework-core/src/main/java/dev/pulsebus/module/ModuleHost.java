@@ -456,6 +456,16 @@ public final class ModuleHost implements AutoCloseable {
         return loaded.values().stream().map(e -> info(e.module, e.jar)).toList();
     }
 
+    /**
+     * The loaded modules' classes by name, in load order: what a profile attributes frames with (a jar module's
+     * class loader, a class path module's package or class).
+     */
+    public synchronized Map<String, Class<? extends BotModule>> types() {
+        Map<String, Class<? extends BotModule>> types = new LinkedHashMap<>();
+        loaded.forEach((name, e) -> types.put(name, e.module.getClass()));
+        return types;
+    }
+
     /** What {@code name} has registered so far, or null when it is not loaded. */
     public synchronized @Nullable Owned owned(String name) {
         Entry e = loaded.get(name);

@@ -16,7 +16,10 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.QueryStringDecoder;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -67,13 +70,15 @@ final class AdminApi {
     private final ConsoleStats stats;
     private final ModuleHost modules;
     private final CallCosts costs;
+    private final Profiler profiler;
     private final Path modulesDir;
     private final RecentErrors errors;
     private final Rooms rooms;
     private final Supplier<@Nullable Path> benchResults;
 
     AdminApi(ServerConfig config, CountedResponses out, ExecutorService work, ConsoleStats stats, ModuleHost modules,
-             CallCosts costs, RecentErrors errors, Rooms rooms, Supplier<@Nullable Path> benchResults) {
+             CallCosts costs, Profiler profiler, RecentErrors errors, Rooms rooms,
+             Supplier<@Nullable Path> benchResults) {
         boolean own = !config.listen().adminToken().isEmpty();
         this.tokenSet = own || !config.listen().token().isEmpty();
         this.tokenName = own ? "server.admin_token" : "server.token";
@@ -84,6 +89,7 @@ final class AdminApi {
         this.stats = stats;
         this.modules = modules;
         this.costs = costs;
+        this.profiler = profiler;
         this.modulesDir = config.modules().dir();
         this.errors = errors;
         this.rooms = rooms;
@@ -137,6 +143,9 @@ final class AdminApi {
      * set.
      */
     void handle(ChannelHandlerContext ctx, FullHttpRequest req, String path, boolean admitted, boolean keepAlive) {
+        if (profileFile(ctx, req, path, keepAlive)) {
+            return; // a profile's file, asked for with its key
+        }
         if (tokenSet && !admitted) {
             out.count(Route.ADMIN, HttpResponseStatus.UNAUTHORIZED);
             Responses.error(ctx, HttpResponseStatus.UNAUTHORIZED, "missing or wrong token: send Authorization: Bearer <"
@@ -185,6 +194,13 @@ final class AdminApi {
             case "modules/cost" -> {
                 if (allow(ctx, method, "GET", keepAlive)) { // the first reads the JVM's counters: not on an I/O thread
                     work.execute(() -> json(ctx, HttpResponseStatus.OK, costJson(costs.report()), keepAlive));
+                }
+            }
+            case "profile" -> {
+                if (req.method().equals(HttpMethod.POST)) {
+                    startProfile(ctx, req, keepAlive);
+                } else if (allow(ctx, method, "GET", keepAlive)) {
+                    json(ctx, HttpResponseStatus.OK, profileJson(profiler.latest()), keepAlive);
                 }
             }
             case "modules/load" -> {
@@ -333,6 +349,148 @@ final class AdminApi {
             LOG.warn("Console: a module change failed: {}", e.toString());
             error(ctx, HttpResponseStatus.INTERNAL_SERVER_ERROR, e.toString(), keepAlive);
         }
+    }
+
+    /**
+     * {@code POST profile} with {@code {"seconds": 1 to 60 (10), "mode": "cpu" | "alloc" | "wall" ("cpu")}}: 202
+     * and the profile's state ({@link #profileJson}); 409 while another is made; 400 for anything else.
+     */
+    private void startProfile(ChannelHandlerContext ctx, FullHttpRequest req, boolean keepAlive) {
+        int seconds = 10;
+        Profiler.Mode mode = Profiler.Mode.CPU;
+        try {
+            JsonNode body = req.content().isReadable() ? Json.MAPPER.readTree(new ByteBufInputStream(req.content()))
+                    : null;
+            if (body != null && !body.isObject()) {
+                error(ctx, HttpResponseStatus.BAD_REQUEST, "the body must be a JSON object", keepAlive);
+                return;
+            }
+            JsonNode s = body == null ? null : body.get("seconds");
+            if (s != null && (!s.canConvertToExactIntegral() || s.asInt() < 1 || s.asInt() > Profiler.MAX_SECONDS)) {
+                error(ctx, HttpResponseStatus.BAD_REQUEST, "field 'seconds' must be a whole number from 1 to "
+                        + Profiler.MAX_SECONDS + ", was " + s, keepAlive);
+                return;
+            }
+            seconds = s == null ? seconds : s.asInt();
+            JsonNode m = body == null ? null : body.get("mode");
+            if (m != null) {
+                mode = m.isTextual() ? Profiler.Mode.of(m.asText()) : null;
+                if (mode == null) {
+                    error(ctx, HttpResponseStatus.BAD_REQUEST, "field 'mode' must be \"cpu\", \"alloc\" or \"wall\", was "
+                            + m, keepAlive);
+                    return;
+                }
+            }
+        } catch (IOException e) {
+            error(ctx, HttpResponseStatus.BAD_REQUEST, "body is not valid JSON: " + String.valueOf(e.getMessage())
+                    .lines().findFirst().orElse(""), keepAlive);
+            return;
+        }
+        Profiler.Mode asked = mode;
+        int duration = seconds;
+        work.execute(() -> { // the first recording starts the JVM's flight recorder: not on an I/O thread
+            try {
+                json(ctx, HttpResponseStatus.ACCEPTED, profileJson(profiler.start(asked, duration)), keepAlive);
+            } catch (Profiler.Busy e) {
+                error(ctx, HttpResponseStatus.CONFLICT, String.valueOf(e.getMessage()), keepAlive);
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("Console: a profile could not start: {}", e.toString());
+                error(ctx, HttpResponseStatus.INTERNAL_SERVER_ERROR, "the profile could not start: " + e, keepAlive);
+            }
+        });
+    }
+
+    /**
+     * A profile's state: {@code {"state": "none"}} before the first, else {@code {"id", "mode", "seconds",
+     * "state": "recording" | "drawing" | "done" | "failed", "elapsed_seconds", "started", "events",
+     * "module_stacks", "error", and once done "flame_graph", "stacks", "recording"}}: the paths of its files,
+     * each with the profile's key.
+     */
+    static byte[] profileJson(Profiler.@Nullable Run run) {
+        return Responses.write(g -> {
+            g.writeStartObject();
+            if (run == null) {
+                g.writeStringField("state", "none");
+                g.writeEndObject();
+                return;
+            }
+            Profiler.State state = run.state();
+            g.writeStringField("id", run.id);
+            g.writeStringField("mode", run.mode.label());
+            g.writeNumberField("seconds", run.seconds);
+            g.writeStringField("state", state.name().toLowerCase(java.util.Locale.ROOT));
+            g.writeNumberField("elapsed_seconds", Math.round(run.elapsedSeconds() * 10) / 10.0);
+            g.writeStringField("started", run.started.toString());
+            g.writeNumberField("events", run.samples());
+            g.writeNumberField("module_stacks", run.moduleFrames());
+            if (run.error() != null) {
+                g.writeStringField("error", run.error());
+            }
+            if (state == Profiler.State.DONE) {
+                String base = PREFIX + "profile/" + run.id + "/";
+                g.writeStringField("flame_graph", base + "flame.html?key=" + run.key);
+                g.writeStringField("stacks", base + "stacks.txt?key=" + run.key);
+                g.writeStringField("recording", base + "recording.jfr?key=" + run.key);
+            }
+            g.writeEndObject();
+        });
+    }
+
+    /** A flame graph's own policy: its inline script and style, nothing else, in an origin of its own. */
+    static final String FLAME_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+            + "sandbox allow-scripts; base-uri 'none'; form-action 'none'; frame-ancestors 'self'";
+
+    /**
+     * {@code GET profile/<id>/flame.html|stacks.txt|recording.jfr?key=<its key>}: a profile's file, to whoever
+     * has the key (which only an admitted caller is given), so that the console can frame the flame graph and
+     * link the recording. False when {@code path} is not one of them or the key is not its own: the request
+     * goes on as any other.
+     */
+    private boolean profileFile(ChannelHandlerContext ctx, FullHttpRequest req, String path, boolean keepAlive) {
+        String[] parts = path.substring(PREFIX.length()).split("/", -1);
+        if (parts.length != 3 || !parts[0].equals("profile") || !req.method().equals(HttpMethod.GET)) {
+            return false;
+        }
+        Profiler.Run run = profiler.find(parts[1]);
+        List<String> key = new QueryStringDecoder(req.uri()).parameters().get("key");
+        if (run == null || key == null || key.size() != 1 || run.state() != Profiler.State.DONE
+                || !MessageDigest.isEqual(run.key.getBytes(StandardCharsets.US_ASCII),
+                key.get(0).getBytes(StandardCharsets.US_ASCII))) {
+            return false;
+        }
+        Path file;
+        HttpHeaders headers = new DefaultHttpHeaders().set(NO_STORE).set("X-Content-Type-Options", "nosniff")
+                .set("Referrer-Policy", "no-referrer");
+        String type;
+        switch (parts[2]) {
+            case "flame.html" -> {
+                file = run.flameGraph();
+                type = "text/html; charset=utf-8";
+                headers.set(HttpHeaderNames.CONTENT_SECURITY_POLICY, FLAME_CSP);
+            }
+            case "stacks.txt" -> {
+                file = run.stacks();
+                type = "text/plain; charset=utf-8";
+            }
+            case "recording.jfr" -> {
+                file = run.recording();
+                type = "application/octet-stream";
+                headers.set(HttpHeaderNames.CONTENT_DISPOSITION, "attachment; filename=\"pulsebus-" + run.id + ".jfr\"");
+            }
+            default -> {
+                return false;
+            }
+        }
+        work.execute(() -> {
+            try {
+                byte[] bytes = Files.readAllBytes(file);
+                out.count(Route.ADMIN, HttpResponseStatus.OK);
+                Responses.write(ctx, HttpResponseStatus.OK, type, Unpooled.wrappedBuffer(bytes), keepAlive, headers);
+            } catch (IOException e) {
+                error(ctx, HttpResponseStatus.NOT_FOUND, "the profile's files are gone: " + e.getMessage(), keepAlive);
+            }
+        });
+        return true;
     }
 
     /**

@@ -29,14 +29,17 @@ import org.jspecify.annotations.Nullable;
  */
 final class ConsoleAssets {
 
-    /** The page's policy: its own origin only, no inline code, no framing, no form posts elsewhere. */
+    /**
+     * The page's policy: its own origin only, no inline code, not framed, no form posts elsewhere; it frames
+     * its own origin's pages (a profile's flame graph, which runs sandboxed).
+     */
     static final String CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
-            + "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+            + "connect-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
     private static final String DIR = "dev/pulsebus/server/console/";
     /** The files under {@code /console/}; {@code index.html} is also {@code /}. */
     static final List<String> FILES = List.of("index.html", "console.css", "console.js", "api.js", "chat.js",
-            "live.js", "charts.js", "admin.js", "icon.svg");
+            "live.js", "charts.js", "admin.js", "profile.js", "icon.svg");
 
     private static final Map<String, AsciiString> TYPES = Map.of(
             "html", AsciiString.cached("text/html; charset=utf-8"),

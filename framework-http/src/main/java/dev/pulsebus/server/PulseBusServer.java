@@ -267,7 +267,9 @@ public final class PulseBusServer implements AutoCloseable {
 
             ConsoleStats stats = new ConsoleStats(registry, System::nanoTime, System::currentTimeMillis,
                     edits::pending);
-            AdminApi admin = new AdminApi(config, out, work, stats, modules, runtime.costs(), errors,
+            Profiler profiler = new Profiler(modules::types);
+            opened.add("profiles", profiler);
+            AdminApi admin = new AdminApi(config, out, work, stats, modules, runtime.costs(), profiler, errors,
                     limit -> transcripts.chatIds(HttpChat.PLATFORM, ChatRef.GROUP, limit), AdminApi::benchResults);
             HttpHandler handler = new HttpHandler(config, new ChatApi(config, chat, rooms, polls, work, out), out, work,
                     config.metricsEnabled() ? registry : null, this::beforeScrape, new Probes(new LoopWatch(workers)), routes,

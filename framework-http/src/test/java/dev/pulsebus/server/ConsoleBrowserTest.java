@@ -135,6 +135,11 @@ class ConsoleBrowserTest {
     }
 
     @Test
+    void theProfileViewDrawsAFlameGraphOfTheRunningServer() throws Exception {
+        run("profile");
+    }
+
+    @Test
     void theBenchmarkViewShowsTheConfiguredResults() throws Exception {
         run("bench");
     }

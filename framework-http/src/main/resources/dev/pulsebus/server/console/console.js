@@ -2,6 +2,7 @@
 import { startChat } from './chat.js';
 import { startLive } from './live.js';
 import { startModules, startErrors, startBench } from './admin.js';
+import { startProfile } from './profile.js';
 
 const shown = new Set(['chat']);
 const onShow = {};
@@ -26,5 +27,6 @@ for (const button of document.querySelectorAll('nav button')) {
 startChat();
 startLive();
 onShow.modules = startModules();
+onShow.profile = startProfile();
 onShow.errors = startErrors();
 onShow.bench = startBench();
