@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pulsebus.internal.Json;
 import dev.pulsebus.testing.Await;
+import dev.pulsebus.testing.ModuleJars;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -76,6 +78,57 @@ class ProfilerTest {
                 JsonNode wall = profile(t, "{\"seconds\": 1, \"mode\": \"wall\"}", false);
                 assertThat(wall.get("events").asLong()).isPositive();
                 assertThat(fetch(t, wall.get("flame_graph").asText()).body()).contains(" µs'");
+            } finally {
+                calling.set(false);
+                caller.join();
+            }
+        }
+    }
+
+    @Test
+    void aJarModulesFramesAreMarkedByItsClassLoader() throws Exception {
+        Path jar = ModuleJars.build(Files.createDirectories(dir.resolve("jars")), "spin", "spin", "SpinModule",
+                "SpinModule.java", """
+                package spin;
+
+                public final class SpinModule implements dev.pulsebus.module.BotModule {
+                    public String name() { return "spin"; }
+                    public void onLoad(dev.pulsebus.module.ModuleContext ctx) {
+                        ctx.commands().register(dev.pulsebus.command.Command.named("spin")
+                                .handler(call -> call.reply("spun " + Work.spin())));
+                    }
+                }
+                """, "Work.java", """
+                package spin;
+
+                final class Work {
+                    static long spin() {
+                        long x = 0;
+                        for (int i = 0; i < 3_000_000; i++) {
+                            x += i * 31L ^ (x >>> 7);
+                        }
+                        return x;
+                    }
+                }
+                """);
+        try (TestServer t = new TestServer(dir, "")) {
+            t.server.modules().load(jar);
+            AtomicBoolean calling = new AtomicBoolean(true);
+            Thread caller = Thread.ofVirtual().start(() -> {
+                while (calling.get()) {
+                    try {
+                        t.say("spin", "ann", "/spin");
+                        Thread.sleep(5);
+                    } catch (Exception e) {
+                        return;
+                    }
+                }
+            });
+            try {
+                JsonNode cpu = profile(t, "{\"seconds\": 2, \"mode\": \"cpu\"}", true);
+                String stacks = fetch(t, cpu.get("stacks").asText()).body();
+                assertThat(stacks.lines().filter(l -> l.contains("[module spin];") && l.contains("spin.Work.spin")))
+                        .as("the module's helper class, not its module class, under its mark").isNotEmpty();
             } finally {
                 calling.set(false);
                 caller.join();
