@@ -338,6 +338,32 @@ const scenarios = {
     }
   },
 
+  // A slow command's trace in the Errors view: its time line, the command's bar and its KV write's.
+  async slow() {
+    const base = env('PULSEBUS_FRESH_URL');
+    await say(base, 'browser-slow', 'curl', '/slow');
+    const b = await open('slow');
+    try {
+      await b.page.goto(`${base}/?room=browser-slow`);
+      await b.page.getByRole('button', { name: 'Errors', exact: true }).click();
+      const trace = b.page.locator('.trace[data-command="slow"]').first();
+      await trace.waitFor({ timeout: 10000 });
+      check((await trace.locator('h4').textContent()).includes('slowpoke'), 'the trace does not name its module');
+      for (const kind of ['queued', 'own', 'kv', 'reply']) {
+        const bar = trace.locator(`.span-row[data-kind="${kind}"] .seg`).first();
+        const box = await bar.boundingBox();
+        check(box && box.width >= 1 && box.height >= 5, `no ${kind} bar on the time line: ` + JSON.stringify(box));
+      }
+      const own = await trace.locator('.span-row[data-kind="own"] .seg').boundingBox();
+      const track = await trace.locator('.span-row[data-kind="own"] .track').boundingBox();
+      check(own.width > track.width / 2, 'the command does not take most of its time line');
+      await b.shot('slow');
+      clean(b.seen);
+    } finally {
+      await b.close();
+    }
+  },
+
   // A CPU profile of the running server from the page: started, followed, its flame graph drawn in a frame.
   async profile() {
     const base = env('PULSEBUS_URL');

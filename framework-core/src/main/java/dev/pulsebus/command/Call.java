@@ -1,5 +1,7 @@
 package dev.pulsebus.command;
 
+import dev.pulsebus.internal.SlowTraces;
+import io.micrometer.observation.Observation;
 import dev.pulsebus.event.Ask;
 import dev.pulsebus.event.AskException;
 import dev.pulsebus.event.MessageEvent;
@@ -172,6 +174,8 @@ final class Call implements CommandCall {
                     + "deliver it: register it with Command.blocking() so it runs on a virtual thread of its own");
         }
         long from = System.nanoTime();
+        Observation waiting = SlowTraces.child(entry.observations, SlowTraces.ASK, "waiting for an answer")
+                .start();
         try {
             return ask.toCompletableFuture().get();
         } catch (ExecutionException e) {
@@ -187,6 +191,7 @@ final class Call implements CommandCall {
             throw new AskException(AskException.Reason.CANCELLED, "interrupted while waiting for an answer");
         } finally {
             WAITED.get()[0] += System.nanoTime() - from;
+            waiting.stop();
         }
     }
 

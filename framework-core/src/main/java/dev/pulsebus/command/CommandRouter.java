@@ -2,6 +2,8 @@ package dev.pulsebus.command;
 
 import dev.pulsebus.internal.Require;
 import dev.pulsebus.internal.CallCosts;
+import dev.pulsebus.internal.SlowTraces;
+import io.micrometer.observation.ObservationRegistry;
 import dev.pulsebus.internal.SlowCalls;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
@@ -120,6 +122,7 @@ public interface CommandRouter {
         Duration slowCommand = SlowCalls.DEFAULT_THRESHOLD;
         int latencySampling = 16;
         CallCosts callCosts = CallCosts.off();
+        @Nullable ObservationRegistry observations;
         int maxBlockingCalls = 10_000;
 
         Builder() {
@@ -196,6 +199,16 @@ public interface CommandRouter {
          */
         public Builder callCosts(CallCosts costs) {
             this.callCosts = Objects.requireNonNull(costs, "costs");
+            return this;
+        }
+
+        /**
+         * Where each command call is observed ({@value SlowTraces#COMMAND}; its waits for answers as
+         * {@value SlowTraces#ASK}): the registry that keeps slow calls' traces, and any handler a user adds to
+         * it (an exporter of traces). Default: none.
+         */
+        public Builder observationRegistry(ObservationRegistry registry) {
+            this.observations = Objects.requireNonNull(registry, "registry");
             return this;
         }
 

@@ -5,6 +5,9 @@ import dev.pulsebus.internal.CallCosts;
 import dev.pulsebus.internal.LruTable;
 import dev.pulsebus.internal.RunningHandler;
 import dev.pulsebus.internal.SlowCalls;
+import dev.pulsebus.internal.SlowTraces;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
 import io.micrometer.core.instrument.FunctionCounter;
@@ -50,6 +53,7 @@ final class DefaultCommandRouter implements CommandRouter {
     private final LongAdder unknown = new LongAdder();
     private final SlowCalls slowCalls;
     private final CallCosts costs;
+    private final @Nullable ObservationRegistry observations;
     /** The blocking commands running now, each on its virtual thread (at most {@code maxBlockingCalls}). */
     private final java.util.concurrent.ConcurrentHashMap<Thread, Entry> blockingRunning =
             new java.util.concurrent.ConcurrentHashMap<>();
@@ -90,6 +94,7 @@ final class DefaultCommandRouter implements CommandRouter {
         this.snapshot = new Snapshot(new NameTable<>(Map.of(), fold), new Entry[0], List.of());
         this.slowCalls = new SlowCalls(registry, b.slowCommand);
         this.costs = b.callCosts;
+        this.observations = b.observations;
         this.sampleMask = b.latencySampling - 1;
         this.durations = registry == null ? null : durations(registry);
         if (registry != null) {
@@ -201,6 +206,31 @@ final class DefaultCommandRouter implements CommandRouter {
      * (a blocking one on its own thread, every run).
      */
     private Outcome run(Entry e, Call call) {
+        ObservationRegistry o = observations;
+        if (o == null || e.blocking) { // a blocking one is observed on its own thread
+            return runCosted(e, call);
+        }
+        SlowTraces.Call context = traced(e, call, RunningHandler.queuedNanos(), RunningHandler.transcriptNanos());
+        Observation observed = Observation.createNotStarted(SlowTraces.COMMAND, () -> context, o)
+                .contextualName(e.path).start();
+        Outcome outcome = Outcome.ERROR;
+        try (Observation.Scope scope = observed.openScope()) {
+            outcome = runCosted(e, call);
+            return outcome;
+        } finally {
+            context.outcome(outcome.label());
+            observed.stop();
+        }
+    }
+
+    /** A command call's observation context, with how long its message waited before it. */
+    private static SlowTraces.Call traced(Entry e, Call call, long queuedNanos, long transcriptNanos) {
+        CommandSource s = call.source();
+        return new SlowTraces.Call(SlowTraces.COMMAND, e.path, e.slow.module(), s.chatId(), s.userId(), queuedNanos,
+                transcriptNanos);
+    }
+
+    private Outcome runCosted(Entry e, Call call) {
         CallCosts.Site c = e.cost;
         if (c != null && !e.blocking && c.due()) {
             int frame = c.start();
@@ -283,16 +313,26 @@ final class DefaultCommandRouter implements CommandRouter {
             release(controls, granted, call.source(), clock.millis(), inShared);
             return refuse(e, call, Outcome.BUSY, call.messages().format("busy", "command", shownPrefix + e.path));
         }
+        ObservationRegistry observing = observations;
+        SlowTraces.Call context = observing == null ? null
+                : traced(e, call, RunningHandler.queuedNanos(), RunningHandler.transcriptNanos());
         try {
             Thread.ofVirtual().name("pulsebus-command-" + e.path).start(() -> {
                 blockingRunning.put(Thread.currentThread(), e);
                 CallCosts.Site c = e.cost;
                 int frame = c != null && c.due() ? c.start() : -1;
-                try {
+                Observation observed = context == null || observing == null ? Observation.NOOP
+                        : Observation.createNotStarted(SlowTraces.COMMAND, () -> context, observing)
+                                .contextualName(e.path).start();
+                try (Observation.Scope scope = observed.openScope()) {
                     long start = System.nanoTime();
                     Outcome o = runHere(e, call, controls, granted, inShared);
                     // waiting for the user's answers (askText, askInt, await) is not the command's time
                     long waited = Call.takeWaitedNanos();
+                    if (context != null) {
+                        context.waited(waited);
+                        context.outcome(o.label());
+                    }
                     if (c != null) {
                         if (waited == 0) {
                             c.stop(frame);
@@ -302,6 +342,7 @@ final class DefaultCommandRouter implements CommandRouter {
                     }
                     timed(e, o, System.nanoTime() - start - waited);
                 } finally {
+                    observed.stop();
                     blockingRunning.remove(Thread.currentThread());
                     blockingSlots.release();
                 }
@@ -492,7 +533,7 @@ final class DefaultCommandRouter implements CommandRouter {
         String keyword = c.keyword == null ? null : fold ? NameTable.fold(c.keyword) : c.keyword;
         return new Entry(path, c, usage, controls.toArray(new Control[0]), keyword, subs,
                 subs.isEmpty() ? null : new NameTable<>(subNames, fold), slowCalls.site(module, "command", path),
-                costs.site(module, "command", path));
+                costs.site(module, "command", path), observations);
     }
 
     /** Registers the meters of {@code e} and its sub-commands; returns them for removal. */

@@ -5,6 +5,7 @@ import dev.pulsebus.event.MessageEvent;
 import dev.pulsebus.internal.CallCosts;
 import dev.pulsebus.internal.FailureLog;
 import dev.pulsebus.internal.SlowCalls;
+import io.micrometer.observation.ObservationRegistry;
 import dev.pulsebus.internal.OwnedFutures;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
@@ -41,6 +42,8 @@ final class Entry {
     final SlowCalls.Site slow;
     /** Where its calls are measured; null with costs off. */
     final CallCosts.@Nullable Site cost;
+    /** Where its calls and their waits for answers are observed; null: nowhere. */
+    final @Nullable ObservationRegistry observations;
     /**
      * Calls so far, for sampling which are timed. Plain and racy on purpose: a lost increment under
      * concurrent calls only moves which call is sampled.
@@ -50,7 +53,8 @@ final class Entry {
     private final OwnedFutures<MessageEvent> asks;
 
     Entry(String path, Command c, String usage, Control[] controls, String keyword, List<Entry> subcommands,
-          NameTable<Entry> subTable, SlowCalls.Site slow, CallCosts.@Nullable Site cost) {
+          NameTable<Entry> subTable, SlowCalls.Site slow, CallCosts.@Nullable Site cost,
+          @Nullable ObservationRegistry observations) {
         this.path = path;
         this.name = c.name;
         this.aliases = List.copyOf(c.aliases);
@@ -72,6 +76,7 @@ final class Entry {
         }
         this.slow = slow;
         this.cost = cost;
+        this.observations = observations;
         this.asks = new OwnedFutures<>(() -> new AskException(AskException.Reason.UNLOADED,
                 "command '" + path + "' was unregistered"));
         this.failures = new FailureLog(LoggerFactory.getLogger(CommandRouter.class), "Command '" + path + "'");

@@ -36,6 +36,36 @@ public final class RunningHandler {
     /** Named by the router while a command runs (a module while its handler runs), cleared when it returns. */
     private volatile @Nullable Named site;
 
+    /** How long the item in hand waited in its lane, and handing its record to the transcript writer. Own thread. */
+    private long queuedNanos;
+    private long transcriptNanos;
+
+    /** The worker takes an item that waited {@code nanos} in its lane. */
+    public void queued(long nanos) {
+        queuedNanos = nanos;
+        transcriptNanos = 0;
+    }
+
+    /** The item in hand's record took {@code nanos} to hand to the transcript writer (when on a lane worker). */
+    public static void transcriptWaited(long nanos) {
+        RunningHandler r = CURRENT.get();
+        if (r != null) {
+            r.transcriptNanos += nanos;
+        }
+    }
+
+    /** How long the calling lane worker's item waited in its lane; 0 elsewhere. */
+    public static long queuedNanos() {
+        RunningHandler r = CURRENT.get();
+        return r == null ? 0 : r.queuedNanos;
+    }
+
+    /** How long the calling lane worker's item took to hand to the transcript writer; 0 elsewhere. */
+    public static long transcriptNanos() {
+        RunningHandler r = CURRENT.get();
+        return r == null ? 0 : r.transcriptNanos;
+    }
+
     /** The slot of the calling thread, which handles events from now on. */
     public static RunningHandler forThisThread() {
         RunningHandler r = new RunningHandler(Thread.currentThread());

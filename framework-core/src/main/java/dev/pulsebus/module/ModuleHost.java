@@ -1,5 +1,6 @@
 package dev.pulsebus.module;
 
+import dev.pulsebus.internal.SlowTraces;
 import dev.pulsebus.bus.EventBus;
 import dev.pulsebus.command.CommandRouter;
 import dev.pulsebus.config.Config;
@@ -10,6 +11,7 @@ import dev.pulsebus.internal.Require;
 import dev.pulsebus.kv.KvStore;
 import dev.pulsebus.pipeline.MessagePipeline;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import java.io.IOException;
 import java.net.MalformedURLException;
 import java.net.URL;
@@ -70,6 +72,8 @@ public final class ModuleHost implements AutoCloseable {
     /** How long a module's {@code onLoad} may run before its load fails. */
     private final Duration loadTimeout;
     final @Nullable MeterRegistry meterRegistry;
+    /** Where modules' KV calls within a command's call are observed. */
+    final @Nullable ObservationRegistry observations;
     final ScheduleClaims scheduleClaims;
     /** {@code null}: each module's {@code modules.<name>} section of {@link #config}. */
     private final @Nullable Function<String, Map<String, String>> settings;
@@ -101,6 +105,7 @@ public final class ModuleHost implements AutoCloseable {
         this.settings = b.settings;
         this.services = new ServiceDirectory(b.meterRegistry);
         this.meterRegistry = b.meterRegistry;
+        this.observations = b.observations;
         this.scheduleClaims = b.scheduleClaims;
         this.clock = b.clock;
         this.clockRecheck = b.clockRecheck;
@@ -526,6 +531,7 @@ public final class ModuleHost implements AutoCloseable {
         private Routes routes = new Routes();
         private @Nullable Migrator migrator;
         private @Nullable MeterRegistry meterRegistry;
+        private @Nullable ObservationRegistry observations;
         private Clock clock = Clock.systemUTC();
         private Duration clockRecheck = Duration.ofSeconds(1);
         private Duration loadTimeout = DEFAULT_LOAD_TIMEOUT;
@@ -569,6 +575,15 @@ public final class ModuleHost implements AutoCloseable {
         /** Each module's settings, by module name. Default: its {@code modules.<name>} section of the config. */
         public Builder settings(Function<String, Map<String, String>> settings) {
             this.settings = Objects.requireNonNull(settings, "settings");
+            return this;
+        }
+
+        /**
+         * Where a module's KV calls within a command's call are observed ({@value SlowTraces#KV}): the registry
+         * the command router observes calls into. Default: none.
+         */
+        public Builder observationRegistry(@Nullable ObservationRegistry registry) {
+            this.observations = registry;
             return this;
         }
 

@@ -106,7 +106,7 @@ final class ModuleScope implements ModuleContext {
             if (host.kv == null) {
                 throw new ModuleException("module '" + name + "': this bot has no KV store (no storage configured)");
             }
-            OwnedKv k = new OwnedKv(name, host.kv.namespace(name));
+            OwnedKv k = new OwnedKv(name, host.kv.namespace(name), host.observations);
             ownOrUndo(k::release);
             kv = k;
         }

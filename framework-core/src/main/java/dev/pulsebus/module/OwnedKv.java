@@ -2,8 +2,11 @@ package dev.pulsebus.module;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pulsebus.internal.Json;
+import dev.pulsebus.internal.SlowTraces;
 import dev.pulsebus.kv.Kv;
 import dev.pulsebus.kv.KvException;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -19,12 +22,35 @@ import org.jspecify.annotations.Nullable;
 final class OwnedKv implements Kv {
 
     private final String module;
+    private final @Nullable ObservationRegistry observations;
     private volatile @Nullable Kv kv;
     private volatile @Nullable ObjectMapper json;
 
-    OwnedKv(String module, Kv kv) {
+    OwnedKv(String module, Kv kv, @Nullable ObservationRegistry observations) {
         this.module = module;
         this.kv = kv;
+        this.observations = observations;
+    }
+
+    /**
+     * A KV call within a command's call: a span of its trace ({@value SlowTraces#KV}), until it is done (an
+     * asynchronous write: until it is committed); elsewhere nothing.
+     */
+    private Observation observe(String op) {
+        return !SlowTraces.within(observations) ? Observation.NOOP
+                : SlowTraces.child(observations, SlowTraces.KV, op + " " + module).start();
+    }
+
+    private static <T> CompletionStage<T> track(Observation o, CompletionStage<T> call) {
+        if (o == Observation.NOOP) {
+            return call;
+        }
+        return call.whenComplete((value, failure) -> {
+            if (failure != null) {
+                o.error(failure);
+            }
+            o.stop();
+        });
     }
 
     void release() {
@@ -57,57 +83,87 @@ final class OwnedKv implements Kv {
 
     @Override
     public @Nullable String get(String key) {
-        return kv().get(key);
+        Observation o = observe("get");
+        try {
+            return kv().get(key);
+        } finally {
+            o.stop();
+        }
     }
 
     @Override
     public byte @Nullable [] getBytes(String key) {
-        return kv().getBytes(key);
+        Observation o = observe("get");
+        try {
+            return kv().getBytes(key);
+        } finally {
+            o.stop();
+        }
     }
 
     @Override
     public Map<String, String> getMany(Collection<String> keys) {
-        return kv().getMany(keys);
+        Observation o = observe("get many");
+        try {
+            return kv().getMany(keys);
+        } finally {
+            o.stop();
+        }
     }
 
     @Override
     public List<String> keys(String prefix, int limit) {
-        return kv().keys(prefix, limit);
+        Observation o = observe("keys");
+        try {
+            return kv().keys(prefix, limit);
+        } finally {
+            o.stop();
+        }
     }
 
     @Override
     public CompletionStage<@Nullable String> getAsync(String key) {
-        return kv().getAsync(key);
+        return track(observe("get"), kv().getAsync(key));
     }
 
     @Override
     public CompletionStage<Void> setAsync(String key, String value, @Nullable Duration ttl) {
-        return kv().setAsync(key, value, ttl);
+        return track(observe("set"), kv().setAsync(key, value, ttl));
     }
 
     @Override
     public void set(String key, String value) {
-        kv().set(key, value);
+        Observation o = observe("set");
+        try {
+            kv().set(key, value);
+        } finally {
+            o.stop();
+        }
     }
 
     @Override
     public void set(String key, String value, @Nullable Duration ttl) {
-        kv().set(key, value, ttl);
+        Observation o = observe("set");
+        try {
+            kv().set(key, value, ttl);
+        } finally {
+            o.stop();
+        }
     }
 
     @Override
     public CompletionStage<Void> setBytesAsync(String key, byte[] value, @Nullable Duration ttl) {
-        return kv().setBytesAsync(key, value, ttl);
+        return track(observe("set"), kv().setBytesAsync(key, value, ttl));
     }
 
     @Override
     public CompletionStage<Void> setManyAsync(Map<String, String> entries) {
-        return kv().setManyAsync(entries);
+        return track(observe("set many"), kv().setManyAsync(entries));
     }
 
     @Override
     public CompletionStage<Boolean> deleteAsync(String key) {
-        return kv().deleteAsync(key);
+        return track(observe("delete"), kv().deleteAsync(key));
     }
 
     @Override
@@ -122,6 +178,6 @@ final class OwnedKv implements Kv {
 
     @Override
     public CompletionStage<Boolean> compareAndSetAsync(String key, @Nullable String expected, @Nullable String update) {
-        return kv().compareAndSetAsync(key, expected, update);
+        return track(observe("compare and set"), kv().compareAndSetAsync(key, expected, update));
     }
 }

@@ -97,7 +97,7 @@ public final class ChatLanes<T> {
 
     /** Queues {@code item} on its key's lane; false when that lane is full or the lanes stop. */
     public boolean offer(T item) {
-        return !stopping && laneOf(keyOf.apply(item)).queue.offer(item);
+        return !stopping && laneOf(keyOf.apply(item)).offer(item);
     }
 
     /** Whether the lane of {@code key} has room for one more item now. */
@@ -137,6 +137,14 @@ public final class ChatLanes<T> {
     private final class Lane {
         final int index;
         final ArrayBlockingQueue<T> queue = new ArrayBlockingQueue<>(capacity);
+        /**
+         * When each queued item was offered, in the queue's order: written before the item is queued (under this
+         * lane's lock, so that offers stamp in their queue order), read by the worker that takes it (the queue's
+         * lock orders the two). One per item: every offer that queues stamps once, every take reads once.
+         */
+        private final long[] stamps = new long[capacity + 1]; // the queue full, and the one just taken not yet read
+        private int stampTail;
+        private int stampHead;
         /** The worker taking from the queue. Guarded by this. */
         @Nullable Worker worker;
         /** Per stalled chat, its items taken from the queue meanwhile. Guarded by this. */
@@ -147,6 +155,22 @@ public final class ChatLanes<T> {
 
         Lane(int index) {
             this.index = index;
+        }
+
+        synchronized boolean offer(T item) {
+            if (queue.remainingCapacity() == 0) {
+                return false;
+            }
+            stamps[stampTail] = System.nanoTime();
+            stampTail = stampTail + 1 == stamps.length ? 0 : stampTail + 1;
+            return queue.offer(item); // only the worker takes: the room seen is still there
+        }
+
+        /** How long the item just taken from the queue waited there. The taking worker's thread only. */
+        long waited() {
+            long stamp = stamps[stampHead];
+            stampHead = stampHead + 1 == stamps.length ? 0 : stampHead + 1;
+            return System.nanoTime() - stamp;
         }
 
         /**
@@ -242,6 +266,7 @@ public final class ChatLanes<T> {
                         }
                         continue;
                     }
+                    slot.queued(lane.waited());
                     Object key = keyOf.apply(item);
                     if (lane.anyStalled && lane.setAside(item, key)) {
                         continue;

@@ -14,11 +14,15 @@ import dev.pulsebus.event.Self;
 import dev.pulsebus.internal.ClockTimer;
 import dev.pulsebus.internal.FailureLog;
 import dev.pulsebus.internal.LruTable;
+import dev.pulsebus.internal.RunningHandler;
+import dev.pulsebus.internal.SlowTraces;
 import dev.pulsebus.transcript.TranscriptRecord;
 import dev.pulsebus.transcript.TranscriptWriter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -86,6 +90,7 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
     private final Locale locale;
     private final Clock clock;
     private final MeterRegistry registry;
+    private final @Nullable ObservationRegistry observations;
     private final List<Meter> meters = new ArrayList<>();
     private final ReplyChannel replies = new Replies();
     private final Conversations conversations;
@@ -116,6 +121,7 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
         this.locale = b.locale;
         this.clock = b.clock;
         this.registry = b.meterRegistry;
+        this.observations = b.observations;
         this.handlerWatch = new HandlerWatch(b.stallAfter);
         this.conversations = new Conversations(new ClockTimer("pulsebus-ask-timer", clock, b.askRecheck),
                 b.askTimeout, b.maxAsksPerChat, b.maxAsks, b.cancelWords, this::cancelled);
@@ -190,7 +196,9 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
         }
         if (event instanceof MessageEvent me) {
             if (transcripts != null && recorded(me.chat())) {
+                long handing = System.nanoTime(); // waits while the writer's buffer is full: part of a slow trace
                 transcripts.record(me.chat(), me.userId(), me.time(), me.messageId(), me.message(), false);
+                RunningHandler.transcriptWaited(System.nanoTime() - handing);
             }
             if (conversations.offer(me)) {
                 return InboundResult.ANSWERED;
@@ -242,6 +250,9 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
      * and logged.
      */
     public CompletionStage<String> send(OutboundMessage message) {
+        // within a command's call: a span of its trace, until the platform answered
+        Observation reply = !SlowTraces.within(observations) ? Observation.NOOP : SlowTraces.child(observations,
+                SlowTraces.REPLY, "to " + message.chat().platform() + " " + message.chat().id()).start();
         Adapter adapter = adapters.get(message.chat().platform());
         CompletionStage<String> stage;
         if (adapter == null) {
@@ -255,6 +266,14 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
             }
         }
         CompletionStage<String> sent = stage.whenComplete(new Sent(message));
+        if (reply != Observation.NOOP) {
+            sent = sent.whenComplete((id, failure) -> {
+                if (failure != null) {
+                    reply.error(failure);
+                }
+                reply.stop();
+            });
+        }
         ReplyWatch.sent(sent);
         return sent;
     }
@@ -511,6 +530,7 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
         private Locale locale = Locale.ENGLISH;
         private Clock clock = Clock.systemUTC();
         private MeterRegistry meterRegistry;
+        private @Nullable ObservationRegistry observations;
         private Duration askTimeout = Duration.ofMinutes(5);
         private int maxAsksPerChat = 16;
         private int maxAsks = 10_000;
@@ -579,6 +599,15 @@ public final class MessagePipeline implements Inbound, AutoCloseable {
 
         public Builder meterRegistry(MeterRegistry registry) {
             this.meterRegistry = Objects.requireNonNull(registry, "registry");
+            return this;
+        }
+
+        /**
+         * Where a reply sent within a command's call is observed ({@value SlowTraces#REPLY}, until the platform
+         * answered it): the registry the command router observes calls into. Default: none.
+         */
+        public Builder observationRegistry(ObservationRegistry registry) {
+            this.observations = Objects.requireNonNull(registry, "registry");
             return this;
         }
 

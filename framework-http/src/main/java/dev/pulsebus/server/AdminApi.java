@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pulsebus.internal.CallCosts;
 import dev.pulsebus.internal.Json;
+import dev.pulsebus.internal.SlowTraces;
 import dev.pulsebus.module.ModuleException;
 import dev.pulsebus.module.ModuleHost;
 import dev.pulsebus.module.Modules;
@@ -71,13 +72,14 @@ final class AdminApi {
     private final ModuleHost modules;
     private final CallCosts costs;
     private final Profiler profiler;
+    private final SlowTraces slow;
     private final Path modulesDir;
     private final RecentErrors errors;
     private final Rooms rooms;
     private final Supplier<@Nullable Path> benchResults;
 
     AdminApi(ServerConfig config, CountedResponses out, ExecutorService work, ConsoleStats stats, ModuleHost modules,
-             CallCosts costs, Profiler profiler, RecentErrors errors, Rooms rooms,
+             CallCosts costs, Profiler profiler, SlowTraces slow, RecentErrors errors, Rooms rooms,
              Supplier<@Nullable Path> benchResults) {
         boolean own = !config.listen().adminToken().isEmpty();
         this.tokenSet = own || !config.listen().token().isEmpty();
@@ -90,6 +92,7 @@ final class AdminApi {
         this.modules = modules;
         this.costs = costs;
         this.profiler = profiler;
+        this.slow = slow;
         this.modulesDir = config.modules().dir();
         this.errors = errors;
         this.rooms = rooms;
@@ -194,6 +197,11 @@ final class AdminApi {
             case "modules/cost" -> {
                 if (allow(ctx, method, "GET", keepAlive)) { // the first reads the JVM's counters: not on an I/O thread
                     work.execute(() -> json(ctx, HttpResponseStatus.OK, costJson(costs.report()), keepAlive));
+                }
+            }
+            case "slow" -> {
+                if (allow(ctx, method, "GET", keepAlive)) {
+                    json(ctx, HttpResponseStatus.OK, slowJson(slow), keepAlive);
                 }
             }
             case "profile" -> {
@@ -349,6 +357,51 @@ final class AdminApi {
             LOG.warn("Console: a module change failed: {}", e.toString());
             error(ctx, HttpResponseStatus.INTERNAL_SERVER_ERROR, e.toString(), keepAlive);
         }
+    }
+
+    /**
+     * {@code GET slow}: {@code {"threshold_ms", "traces": [{"trace_id", "module", "command", "chat", "user",
+     * "started", "outcome", "total_ms", "own_ms", "spans_dropped", "spans": [{"kind": "queued" | "transcript" |
+     * "kv" | "reply" | "ask", "name", "start_ms" (from the call's start; before it: negative), "duration_ms"}]}]}},
+     * the newest first.
+     */
+    static byte[] slowJson(SlowTraces slow) {
+        List<SlowTraces.Trace> traces = slow.traces();
+        return Responses.write(g -> {
+            g.writeStartObject();
+            g.writeNumberField("threshold_ms", slow.thresholdMillis());
+            g.writeArrayFieldStart("traces");
+            for (SlowTraces.Trace t : traces) {
+                g.writeStartObject();
+                g.writeStringField("trace_id", t.traceId());
+                g.writeStringField("module", t.module());
+                g.writeStringField("command", t.command());
+                g.writeStringField("chat", t.chat());
+                g.writeStringField("user", t.user());
+                g.writeStringField("started", t.started().toString());
+                g.writeStringField("outcome", t.outcome());
+                g.writeNumberField("total_ms", millis(t.totalNanos()));
+                g.writeNumberField("own_ms", millis(t.ownNanos()));
+                g.writeNumberField("spans_dropped", t.spansDropped());
+                g.writeArrayFieldStart("spans");
+                for (SlowTraces.Span s : t.spans()) {
+                    g.writeStartObject();
+                    g.writeStringField("kind", s.kind());
+                    g.writeStringField("name", s.name());
+                    g.writeNumberField("start_ms", millis(s.startNanos()));
+                    g.writeNumberField("duration_ms", millis(s.durationNanos()));
+                    g.writeEndObject();
+                }
+                g.writeEndArray();
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+        });
+    }
+
+    private static double millis(long nanos) {
+        return Math.round(nanos / 1e3) / 1e3;
     }
 
     /**

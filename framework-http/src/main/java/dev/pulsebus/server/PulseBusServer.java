@@ -269,7 +269,7 @@ public final class PulseBusServer implements AutoCloseable {
                     edits::pending);
             Profiler profiler = new Profiler(modules::types);
             opened.add("profiles", profiler);
-            AdminApi admin = new AdminApi(config, out, work, stats, modules, runtime.costs(), profiler, errors,
+            AdminApi admin = new AdminApi(config, out, work, stats, modules, runtime.costs(), profiler, runtime.slowTraces(), errors,
                     limit -> transcripts.chatIds(HttpChat.PLATFORM, ChatRef.GROUP, limit), AdminApi::benchResults);
             HttpHandler handler = new HttpHandler(config, new ChatApi(config, chat, rooms, polls, work, out), out, work,
                     config.metricsEnabled() ? registry : null, this::beforeScrape, new Probes(new LoopWatch(workers)), routes,
@@ -313,6 +313,11 @@ public final class PulseBusServer implements AutoCloseable {
     /** The port it listens on (the chosen one when configured as 0). */
     public int port() {
         return ((InetSocketAddress) listener.localAddress()).getPort();
+    }
+
+    /** Connections open now, counted against {@code server.max_connections} (what tests wait for). */
+    int openConnections() {
+        return initializer.limit().open();
     }
 
     public URI url() {

@@ -74,8 +74,9 @@ class ConsoleBrowserTest {
         guarded = new TestServer(Files.createDirectories(dir.resolve("guarded")), "token = \"" + TOKEN + "\"\n");
         admin = new TestServer(Files.createDirectories(dir.resolve("admin")), "token = \"" + TOKEN + "\"\n"
                 + "admin_token = \"" + ADMIN_TOKEN + "\"\n");
-        fresh = ConsoleApiTest.serverWithModules(Files.createDirectories(dir.resolve("fresh")), "",
-                Files.createDirectories(dir.resolve("empty-modules")));
+        fresh = ConsoleApiTest.serverWithModules(Files.createDirectories(dir.resolve("fresh")),
+                "\n[bus]\nslow_handler_ms = 200\n", Files.createDirectories(dir.resolve("empty-modules")));
+        fresh.server.modules().load(new SlowTracesTest.Slowpoke()); // its /slow takes 250 ms: a trace
         Path attackModules = Files.createDirectories(dir.resolve("attack-modules"));
         Files.copy(modules.resolve("hot-v1.jar"), attackModules.resolve("hot-v1.jar"));
         attacked = ConsoleApiTest.serverWithModules(Files.createDirectories(dir.resolve("attacked")),
@@ -137,6 +138,11 @@ class ConsoleBrowserTest {
     @Test
     void theProfileViewDrawsAFlameGraphOfTheRunningServer() throws Exception {
         run("profile");
+    }
+
+    @Test
+    void theErrorsViewDrawsASlowCommandsTimeLine() throws Exception {
+        run("slow");
     }
 
     @Test

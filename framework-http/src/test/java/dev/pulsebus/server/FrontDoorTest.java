@@ -2,6 +2,7 @@ package dev.pulsebus.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pulsebus.testing.Await;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -9,6 +10,7 @@ import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -149,7 +151,9 @@ class FrontDoorTest {
                     held.add(new Socket(InetAddress.getByName("127.0.0.1"), t.server.port(),
                             InetAddress.getByName("127.0.0.2"), 0));
                 }
-                Thread.sleep(200);
+                // counted once the event loop has taken them in, which a busy machine can take a while to do
+                assertThat(Await.until(Duration.ofSeconds(10), () -> t.server.openConnections() == 6))
+                        .as("the cap reached: %s open", t.server.openConnections()).isTrue();
                 assertThat(request(t, "127.0.0.3", "GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
                         .startsWith("HTTP/1.1 200 ");
                 assertThat(request(t, "127.0.0.3", "GET /api/rooms/x/messages HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))

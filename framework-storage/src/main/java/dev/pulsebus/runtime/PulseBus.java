@@ -10,6 +10,7 @@ import dev.pulsebus.config.ConfigSnapshot;
 import dev.pulsebus.event.ChatRef;
 import dev.pulsebus.internal.CallCosts;
 import dev.pulsebus.internal.HostName;
+import dev.pulsebus.internal.SlowTraces;
 import dev.pulsebus.internal.Shutdown;
 import dev.pulsebus.kv.Kv;
 import dev.pulsebus.module.BotModule;
@@ -29,6 +30,7 @@ import dev.pulsebus.storage.SharedSeq;
 import dev.pulsebus.storage.Storage;
 import dev.pulsebus.transcript.TranscriptWriter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -81,6 +83,8 @@ public final class PulseBus implements AutoCloseable {
     private final EventBus bus;
     private final CommandRouter commands;
     private final CallCosts costs;
+    private final SlowTraces slowTraces;
+    private final ObservationRegistry observations;
     private final Config config;
     private final TranscriptWriter transcripts;
     private final List<Adapter> extraAdapters = new ArrayList<>();
@@ -113,9 +117,12 @@ public final class PulseBus implements AutoCloseable {
             shutdown.add("storage", left -> storage.close(Duration.ofNanos(left - reserve(left))));
             Duration slow = Duration.ofMillis(settings.bus().slowHandlerMs());
             this.costs = CallCosts.create(registry, settings.bus().costSampleEvery());
+            this.slowTraces = new SlowTraces(slow);
+            this.observations = SlowTraces.registry(slowTraces);
             this.bus = EventBus.builder().meterRegistry(registry).slowHandler(slow).callCosts(costs).build();
             shutdown.add("bus", bus);
             CommandRouter.Builder rb = CommandRouter.builder().meterRegistry(registry).slowCommand(slow).callCosts(costs)
+                    .observationRegistry(observations)
                     .quotaStore(storage.quotas()).replyToUnknown(b.replyToUnknown);
             if (b.sharedControls != null) {
                 rb.sharedControls(b.sharedControls); // the local tables stand in while the shared store is down
@@ -181,6 +188,7 @@ public final class PulseBus implements AutoCloseable {
         started = true;
         try {
             MessagePipeline.Builder pb = MessagePipeline.builder(bus).commands(commands).transcripts(transcripts)
+                    .observationRegistry(observations)
                     .stallAfter(Duration.ofMillis(settings.bus().stallMs())).meterRegistry(registry);
             if (b.recordWhen != null) {
                 pb.recordWhen(b.recordWhen);
@@ -211,6 +219,7 @@ public final class PulseBus implements AutoCloseable {
             // transcripts flush: within the time left, but what the storage after it needs
             shutdown.add("pipeline", left -> p.close(Duration.ofNanos(left - reserve(left))));
             ModuleHost.Builder mb = ModuleHost.builder(bus, commands).pipeline(p).kv(storage.kv()).config(config)
+                    .observationRegistry(observations)
                     .routes(b.routes).migrator(storage::migrate).meterRegistry(registry)
                     .loadTimeout(Duration.ofMillis(settings.modules().loadTimeoutMs()));
             if (b.scheduleClaims != null) {
@@ -297,6 +306,20 @@ public final class PulseBus implements AutoCloseable {
      */
     public CallCosts costs() {
         return costs;
+    }
+
+    /** The last slow command calls' traces ({@code bus.slow_handler_ms}): {@code GET /api/admin/slow}. */
+    public SlowTraces slowTraces() {
+        return slowTraces;
+    }
+
+    /**
+     * Where every command call, and its KV calls, replies and waits for answers, is observed: add a handler to
+     * export them (Micrometer Tracing's {@code DefaultTracingObservationHandler} with an OTLP exporter, say;
+     * docs/PROFILING.md).
+     */
+    public ObservationRegistry observations() {
+        return observations;
     }
 
     /** The live configuration (module settings, edits while running). */

@@ -158,14 +158,74 @@ async function refreshErrors() {
   }
 }
 
+const KINDS = { queued: 'waited in its lane', transcript: 'handing its record to the transcript', kv: 'KV',
+  reply: 'reply', ask: 'waiting for the user', own: 'the command' };
+
+/** One span of a trace: its label, a bar placed on the trace's time line, its duration. */
+function spanRow(kind, name, start, duration, from, width) {
+  const row = el('div', null, { class: 'span-row', 'data-kind': kind });
+  const track = el('div', null, { class: 'track' });
+  const bar = el('div', null, { class: 'seg ' + kind });
+  bar.style.left = ((start - from) / width * 100).toFixed(2) + '%';
+  bar.style.width = (duration / width * 100).toFixed(2) + '%';
+  const label = kind === 'own' ? name : name ? `${KINDS[kind] || kind}: ${name}` : KINDS[kind] || kind;
+  bar.title = `${label}, ${duration.toFixed(1)} ms from ${start.toFixed(1)} ms`;
+  track.append(bar);
+  row.append(el('span', label), track,
+    el('span', duration.toFixed(1) + ' ms', { class: 'ms' }));
+  return row;
+}
+
+/** A slow call as a time line: what it waited for before it, then the command, then each of its parts. */
+function traceBox(t) {
+  const box = el('section', null, { class: 'trace', 'data-trace': t.trace_id, 'data-command': t.command });
+  const from = Math.min(0, ...t.spans.map((s) => s.start_ms));
+  const to = Math.max(t.total_ms, ...t.spans.map((s) => s.start_ms + s.duration_ms));
+  const width = Math.max(0.001, to - from);
+  const head = el('h4', `/${t.command} `);
+  head.append(el('span', `${t.module} · ${t.total_ms.toFixed(1)} ms, its own code ${t.own_ms.toFixed(1)} ms · `
+    + `${t.outcome} · ${t.chat} · ${t.user} · ${new Date(t.started).toLocaleTimeString()} · trace ${t.trace_id}`));
+  box.append(head);
+  const before = t.spans.filter((s) => s.start_ms < 0);
+  const within = t.spans.filter((s) => s.start_ms >= 0);
+  for (const s of before) {
+    box.append(spanRow(s.kind, s.name, s.start_ms, s.duration_ms, from, width));
+  }
+  box.append(spanRow('own', '/' + t.command, 0, t.total_ms, from, width));
+  for (const s of within) {
+    box.append(spanRow(s.kind, s.name, s.start_ms, s.duration_ms, from, width));
+  }
+  if (t.spans_dropped > 0) {
+    box.append(el('p', `and ${t.spans_dropped} more parts`, { class: 'hint' }));
+  }
+  return box;
+}
+
+async function refreshSlow() {
+  try {
+    const answer = await json('/api/admin/slow');
+    document.getElementById('slow-hint').textContent = answer.threshold_ms === 0
+      ? 'Slow commands are not traced: bus.slow_handler_ms is 0.'
+      : `The last 100 command calls that took ${answer.threshold_ms} ms or more (waits for a user's answer left out),`
+        + ' newest first, each with what it waited for and what it did.';
+    const boxes = answer.traces.map(traceBox);
+    document.getElementById('slow').replaceChildren(...(boxes.length ? boxes
+      : [el('p', 'None so far.', { class: 'status' })]));
+  } catch (e) {
+    document.getElementById('slow').replaceChildren(el('p', e.message, { class: 'error' }));
+  }
+}
+
 export function startErrors() {
   let timer = null;
   return () => {
     refreshErrors();
+    refreshSlow();
     if (!timer) {
       timer = setInterval(() => {
         if (!document.getElementById('view-errors').hidden) {
           refreshErrors();
+          refreshSlow();
         }
       }, 2000);
     }
