@@ -131,7 +131,12 @@ public final class SlowTraces implements ObservationHandler<SlowTraces.Call> {
             this.waitedNanos = nanos;
         }
 
-        /** The id its trace is kept under. */
+        /** Whether it is a command's call (not one of its parts). */
+        public boolean isCommand() {
+            return what.equals(COMMAND);
+        }
+
+        /** The id its trace is kept under, and the exemplars of what is timed within it name. */
         public synchronized String traceId() {
             String id = traceId;
             if (id == null) {

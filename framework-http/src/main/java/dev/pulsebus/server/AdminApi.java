@@ -201,7 +201,9 @@ final class AdminApi {
             }
             case "slow" -> {
                 if (allow(ctx, method, "GET", keepAlive)) {
-                    json(ctx, HttpResponseStatus.OK, slowJson(slow), keepAlive);
+                    List<String> id = new QueryStringDecoder(req.uri()).parameters().get("trace_id");
+                    json(ctx, HttpResponseStatus.OK, slowJson(slow, id == null || id.isEmpty() ? null : id.get(0)),
+                            keepAlive);
                 }
             }
             case "profile" -> {
@@ -363,10 +365,11 @@ final class AdminApi {
      * {@code GET slow}: {@code {"threshold_ms", "traces": [{"trace_id", "module", "command", "chat", "user",
      * "started", "outcome", "total_ms", "own_ms", "spans_dropped", "spans": [{"kind": "queued" | "transcript" |
      * "kv" | "reply" | "ask", "name", "start_ms" (from the call's start; before it: negative), "duration_ms"}]}]}},
-     * the newest first.
+     * the newest first; with {@code ?trace_id=<id>} (an exemplar's), that one only.
      */
-    static byte[] slowJson(SlowTraces slow) {
-        List<SlowTraces.Trace> traces = slow.traces();
+    static byte[] slowJson(SlowTraces slow, @Nullable String traceId) {
+        List<SlowTraces.Trace> traces = traceId == null ? slow.traces()
+                : slow.traces().stream().filter(t -> t.traceId().equals(traceId)).toList();
         return Responses.write(g -> {
             g.writeStartObject();
             g.writeNumberField("threshold_ms", slow.thresholdMillis());

@@ -26,6 +26,7 @@ import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
@@ -126,7 +127,10 @@ public final class PulseBusServer implements AutoCloseable {
                 : Long.toString(ProcessHandle.current().pid())) : defaultInstance();
         long shutdownNanos = TimeUnit.MILLISECONDS.toNanos(config.listen().shutdownTimeoutMs());
         try {
-            this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            // what is timed within a command's call carries its trace id as an exemplar (OpenMetrics only)
+            CommandExemplars exemplars = new CommandExemplars();
+            this.registry = new PrometheusMeterRegistry(EXPOSITION, new PrometheusRegistry(),
+                    io.micrometer.core.instrument.Clock.SYSTEM, exemplars);
             registry.config().meterFilter(ConsoleStats.LATENCY_PERCENTILES); // before the bus and router time
             registry.config().meterFilter(SloBuckets.FILTER);
             RecentErrors errors = new RecentErrors().attach(); // from here on: module load failures included
@@ -196,6 +200,7 @@ public final class PulseBusServer implements AutoCloseable {
                         .service(ClusterEvents.class, c0.events()); // ctx.service(ClusterEvents.class)
             }
             this.runtime = rb.build();
+            exemplars.observe(runtime.observations());
             this.storage = runtime.storage();
             this.bus = runtime.bus();
             this.commands = runtime.commands();
@@ -319,6 +324,28 @@ public final class PulseBusServer implements AutoCloseable {
     int openConnections() {
         return initializer.limit().open();
     }
+
+    /**
+     * Micrometer's defaults, but exemplars only where OpenMetrics 1.0 allows them (histogram buckets, counters'
+     * totals): Prometheus refuses a whole scrape with one on a histogram's {@code _count}.
+     */
+    private static final PrometheusConfig EXPOSITION = new PrometheusConfig() {
+        @Override
+        public @Nullable String get(String key) {
+            return null;
+        }
+
+        @Override
+        public java.util.Properties prometheusProperties() {
+            java.util.Properties p = new java.util.Properties();
+            java.util.Properties defaults = PrometheusConfig.super.prometheusProperties();
+            if (defaults != null) {
+                p.putAll(defaults);
+            }
+            p.setProperty("io.prometheus.exporter.exemplarsOnAllMetricTypes", "false");
+            return p;
+        }
+    };
 
     public URI url() {
         return URI.create("http://" + config.listen().host() + ":" + port());

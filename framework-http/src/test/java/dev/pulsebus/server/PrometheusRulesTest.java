@@ -83,7 +83,8 @@ class PrometheusRulesTest {
                     """.formatted(RULES, t.server.url().getAuthority()));
             Path log = dir.resolve("prometheus.log");
             Process p = new ProcessBuilder(prometheus.toString(), "--config.file=" + config,
-                    "--storage.tsdb.path=" + dir.resolve("tsdb"), "--web.listen-address=127.0.0.1:" + port)
+                    "--storage.tsdb.path=" + dir.resolve("tsdb"), "--web.listen-address=127.0.0.1:" + port,
+                    "--enable-feature=exemplar-storage")
                     .redirectErrorStream(true).redirectOutput(log.toFile()).start();
             try {
                 String api = "http://127.0.0.1:" + port;
@@ -146,6 +147,12 @@ class PrometheusRulesTest {
                     assertThat(r).as(q).isNotNull().isNotEmpty();
                     assertThat(r.findValues("value")).as(q).anyMatch(v -> !v.path(1).asText().equals("NaN"));
                 }
+                // and it links its points to the commands' traces: exemplars scraped, the panel asks for them
+                long now = System.currentTimeMillis() / 1000;
+                JsonNode exemplars = get(api + "/api/v1/query_exemplars?start=" + (now - 600) + "&end=" + (now + 60)
+                        + "&query=" + URLEncoder.encode("pulsebus_command_duration_seconds_bucket", StandardCharsets.UTF_8));
+                assertThat(exemplars.at("/data").findValues("trace_id")).as("exemplars: %s", exemplars).isNotEmpty();
+                assertThat(panelTargets("Command latency p50 / p99")).allMatch(target -> target.path("exemplar").asBoolean());
             } finally {
                 p.destroy();
                 if (!p.waitFor(10, TimeUnit.SECONDS)) {
@@ -208,6 +215,17 @@ class PrometheusRulesTest {
             }
         }
         return queries;
+    }
+
+    /** The targets of the dashboard's panel titled {@code title}, as they are. */
+    private static List<JsonNode> panelTargets(String title) throws IOException {
+        List<JsonNode> targets = new ArrayList<>();
+        for (JsonNode panel : Json.MAPPER.readTree(DASHBOARD.toFile()).path("panels")) {
+            if (panel.path("title").asText().equals(title)) {
+                panel.path("targets").forEach(targets::add);
+            }
+        }
+        return targets;
     }
 
     /** The expressions of the dashboard's panel titled {@code title}, filled in as {@link #dashboardQueries}. */

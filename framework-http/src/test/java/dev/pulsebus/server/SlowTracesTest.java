@@ -19,7 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Traces of slow commands in a running server ({@code GET /api/admin/slow}): a slow command that writes to
- * its KV namespace shows the write and its time, its reply, and the time its message waited before it; a
+ * its KV namespace shows the write and its time, its reply, and the time its message waited before it, and
+ * its duration's exemplar names its trace; a
  * dialog's wait for the user's answer is a span of its own, left out of the command's own time; a fast
  * command keeps no trace.
  */
@@ -75,6 +76,18 @@ class SlowTracesTest {
             assertThat(trace.get("spans").toString()).as("the chat API records a say before it queues it: no wait")
                     .doesNotContain("\"transcript\"");
             assertThat(commands(t)).as("a fast command keeps no trace").doesNotContain("quick");
+
+            // its time in the command-duration histogram carries its trace id as an exemplar (OpenMetrics)
+            String id = trace.get("trace_id").asText();
+            String open = t.get("/metrics", "Accept", "application/openmetrics-text; version=1.0.0; charset=utf-8")
+                    .body();
+            assertThat(open.lines().filter(l -> l.startsWith("pulsebus_command_duration_seconds_bucket{")
+                    && l.contains("outcome=\"ok\"") && l.contains("trace_id=\"" + id + "\"")))
+                    .as("an exemplar naming trace %s", id).isNotEmpty();
+            assertThat(t.get("/metrics").body()).as("none in Prometheus's text format").doesNotContain("trace_id");
+            JsonNode byId = Json.MAPPER.readTree(t.get("/api/admin/slow?trace_id=" + id).body()).get("traces");
+            assertThat(byId).singleElement().satisfies(one -> assertThat(one.get("trace_id").asText()).isEqualTo(id));
+            assertThat(Json.MAPPER.readTree(t.get("/api/admin/slow?trace_id=0").body()).get("traces")).isEmpty();
         }
     }
 
