@@ -46,7 +46,7 @@ class ProfilerTest {
                 }
             });
             try {
-                JsonNode cpu = profile(t, "{\"seconds\": 3, \"mode\": \"cpu\"}", true);
+                JsonNode cpu = profile(t, "{\"seconds\": 5, \"mode\": \"cpu\"}", true);
                 assertThat(cpu.get("events").asLong()).isPositive();
                 assertThat(cpu.get("module_stacks").asLong()).isPositive();
                 String stacks = fetch(t, cpu.get("stacks").asText()).body();
