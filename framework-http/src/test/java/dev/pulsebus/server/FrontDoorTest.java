@@ -146,6 +146,10 @@ class FrontDoorTest {
                 // another client (another address) still gets in
                 assertThat(request(t, "127.0.0.2", "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
                         .startsWith("HTTP/1.1 200 ");
+                // that request's connection is closed and no longer counted before the next ones come: else the
+                // third of them could be taken as past the second client's own cap
+                assertThat(Await.until(Duration.ofSeconds(10), () -> t.server.openConnections() == 3))
+                        .as("the parked polls alone: %s open", t.server.openConnections()).isTrue();
                 // the global cap reached (3 + 3): a third client's probes are still answered, nothing else
                 for (int i = 0; i < 3; i++) {
                     held.add(new Socket(InetAddress.getByName("127.0.0.1"), t.server.port(),
