@@ -34,27 +34,16 @@ class ProfilerTest {
     void aCpuProfileNamesTheExpensiveCommandsClassUnderItsModule() throws Exception {
         try (TestServer t = new TestServer(dir, "")) {
             t.server.modules().load(new ModuleCostTest.Costly());
-            AtomicBoolean calling = new AtomicBoolean(true);
-            Thread caller = Thread.ofVirtual().start(() -> {
-                while (calling.get()) {
-                    try {
-                        t.say("profile", "ann", "/crunch");
-                        Thread.sleep(5);
-                    } catch (Exception e) {
-                        return;
-                    }
-                }
-            });
-            try {
+            try (Caller caller = new Caller(t, "profile", "/crunch")) {
                 JsonNode cpu = profile(t, "{\"seconds\": 5, \"mode\": \"cpu\"}", true);
                 assertThat(cpu.get("events").asLong()).isPositive();
                 assertThat(cpu.get("module_stacks").asLong()).isPositive();
-                String stacks = fetch(t, cpu.get("stacks").asText()).body();
+                String stacks = t.get(cpu.get("stacks").asText()).body();
                 assertThat(stacks.lines().filter(l -> l.contains("[module costly];")
                         && l.indexOf("ModuleCostTest$Costly") > l.indexOf("[module costly]")))
                         .as("a stack with the command's class under its module's mark: %s", stacks.lines().limit(5).toList())
                         .isNotEmpty();
-                HttpResponse<String> graph = fetch(t, cpu.get("flame_graph").asText());
+                HttpResponse<String> graph = t.get(cpu.get("flame_graph").asText());
                 assertThat(graph.statusCode()).isEqualTo(200);
                 assertThat(graph.headers().firstValue("content-type")).hasValue("text/html; charset=utf-8");
                 assertThat(graph.headers().firstValue("content-security-policy").orElse(""))
@@ -70,17 +59,14 @@ class ProfilerTest {
                 assertThat(jfr.headers().firstValue("content-disposition").orElse("")).contains("attachment");
 
                 String wrongKey = cpu.get("flame_graph").asText().replaceAll("key=.*", "key=00");
-                assertThat(fetch(t, wrongKey).statusCode()).as("another key opens nothing").isEqualTo(404);
+                assertThat(t.get(wrongKey).statusCode()).as("another key opens nothing").isEqualTo(404);
 
                 JsonNode alloc = profile(t, "{\"seconds\": 2, \"mode\": \"alloc\"}", true);
-                assertThat(fetch(t, alloc.get("stacks").asText()).body()).contains("[module costly]");
-                assertThat(fetch(t, alloc.get("flame_graph").asText()).body()).contains(" bytes'");
+                assertThat(t.get(alloc.get("stacks").asText()).body()).contains("[module costly]");
+                assertThat(t.get(alloc.get("flame_graph").asText()).body()).contains(" bytes'");
                 JsonNode wall = profile(t, "{\"seconds\": 1, \"mode\": \"wall\"}", false);
                 assertThat(wall.get("events").asLong()).isPositive();
-                assertThat(fetch(t, wall.get("flame_graph").asText()).body()).contains(" µs'");
-            } finally {
-                calling.set(false);
-                caller.join();
+                assertThat(t.get(wall.get("flame_graph").asText()).body()).contains(" µs'");
             }
         }
     }
@@ -113,25 +99,11 @@ class ProfilerTest {
                 """);
         try (TestServer t = new TestServer(dir, "")) {
             t.server.modules().load(jar);
-            AtomicBoolean calling = new AtomicBoolean(true);
-            Thread caller = Thread.ofVirtual().start(() -> {
-                while (calling.get()) {
-                    try {
-                        t.say("spin", "ann", "/spin");
-                        Thread.sleep(5);
-                    } catch (Exception e) {
-                        return;
-                    }
-                }
-            });
-            try {
+            try (Caller caller = new Caller(t, "spin", "/spin")) {
                 JsonNode cpu = profile(t, "{\"seconds\": 2, \"mode\": \"cpu\"}", true);
-                String stacks = fetch(t, cpu.get("stacks").asText()).body();
+                String stacks = t.get(cpu.get("stacks").asText()).body();
                 assertThat(stacks.lines().filter(l -> l.contains("[module spin];") && l.contains("spin.Work.spin")))
                         .as("the module's helper class, not its module class, under its mark").isNotEmpty();
-            } finally {
-                calling.set(false);
-                caller.join();
             }
         }
     }
@@ -163,6 +135,31 @@ class ProfilerTest {
         }
     }
 
+    /** Says {@code text} in {@code room} again and again, a few milliseconds apart, until closed. */
+    private static final class Caller implements AutoCloseable {
+        private final AtomicBoolean calling = new AtomicBoolean(true);
+        private final Thread thread;
+
+        Caller(TestServer t, String room, String text) {
+            thread = Thread.ofVirtual().start(() -> {
+                while (calling.get()) {
+                    try {
+                        t.say(room, "ann", text);
+                        Thread.sleep(5);
+                    } catch (Exception e) {
+                        return;
+                    }
+                }
+            });
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            calling.set(false);
+            thread.join();
+        }
+    }
+
     /** Starts a profile and waits for it to be drawn; returns its final state. */
     private static JsonNode profile(TestServer t, String body, boolean expectModule) throws Exception {
         HttpResponse<String> started = t.post("/api/admin/profile", body);
@@ -177,9 +174,5 @@ class ProfilerTest {
             assertThat(state[0].get("module_stacks").asLong()).as("%s", state[0]).isPositive();
         }
         return state[0];
-    }
-
-    private static HttpResponse<String> fetch(TestServer t, String path) throws Exception {
-        return t.get(path);
     }
 }
