@@ -110,24 +110,31 @@ final class ChatApi {
         }
         JsonNode user = body.get("user");
         JsonNode text = body.get("text");
+        JsonNode id = body.get("id");
         String problem = user == null || !user.isTextual() ? "field 'user' is missing or not a string"
                 : text == null || !text.isTextual() ? "field 'text' is missing or not a string"
                 : text.asText().isBlank() ? "field 'text' is empty"
                 : checkUser(user.asText());
+        if (problem == null && id != null && !id.isNull()) {
+            problem = checkId(id);
+        }
         if (problem != null) {
             out.error(ctx, Route.SAY, HttpResponseStatus.BAD_REQUEST, problem, keepAlive);
             return;
         }
         CompletionStage<TranscriptRecord> stored;
         try {
-            stored = chat.say(room, user.asText(), text.asText());
+            stored = id == null || id.isNull() ? chat.say(room, user.asText(), text.asText())
+                    : chat.say(room, user.asText(), text.asText(), id.asText());
         } catch (RuntimeException e) { // shutting down, or the transcript buffer refused it
             out.error(ctx, Route.SAY, HttpResponseStatus.SERVICE_UNAVAILABLE, "not stored: " + e.getMessage(), keepAlive);
             return;
         }
         stored.whenComplete((record, error) -> {
             Throwable cause = error instanceof CompletionException c && c.getCause() != null ? c.getCause() : error;
-            if (cause instanceof NotYetStoredException kept) {
+            if (cause instanceof HttpChat.IdTaken taken) {
+                out.error(ctx, Route.SAY, HttpResponseStatus.CONFLICT, String.valueOf(taken.getMessage()), keepAlive);
+            } else if (cause instanceof NotYetStoredException kept) {
                 // taken, and stored later (at most once): 202, with the seq it will have; not to be resent
                 sayFailures.failed(cause, "in room " + room);
                 answer(ctx, HttpResponseStatus.ACCEPTED, kept.record(), keepAlive);
@@ -189,6 +196,28 @@ final class ChatApi {
         for (int i = 0; i < user.length(); i++) {
             if (Character.isISOControl(user.charAt(i))) {
                 return "field 'user' has a control character at " + i;
+            }
+        }
+        return null;
+    }
+
+    /** The longest id a client may give its say. */
+    static final int MAX_ID = 64;
+
+    /**
+     * Null when {@code id} is a string of 1 to {@value #MAX_ID} letters, digits, {@code .}, {@code _}, {@code :} or
+     * {@code -} (a UUID fits); otherwise what is wrong.
+     */
+    static @Nullable String checkId(JsonNode id) {
+        String s = id.isTextual() ? id.asText() : "";
+        if (s.isEmpty() || s.length() > MAX_ID) {
+            return "field 'id' must be a string of 1 to " + MAX_ID + " characters";
+        }
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_'
+                    || c == ':' || c == '-')) {
+                return "field 'id' may hold letters, digits, '.', '_', ':' and '-' only, not '" + c + "' at " + i;
             }
         }
         return null;

@@ -67,6 +67,8 @@ final class HttpChat implements Adapter {
     final LongAdder received = new LongAdder();
     final LongAdder handled = new LongAdder();
     final LongAdder refused = new LongAdder();
+    /** Says sent again with the id of one stored already, answered as it. */
+    final LongAdder repeated = new LongAdder();
 
     HttpChat(TranscriptWriter transcripts, RoomHistory history, LongPollRooms polls, Clock clock, String instance,
              int maxPending) {
@@ -126,6 +128,79 @@ final class HttpChat implements Adapter {
      * null when the room's lane is full (nothing stored). Fails at once while the store is failing.
      */
     CompletionStage<TranscriptRecord> say(String room, String user, String text) {
+        return store(room, user, text, idPrefix + ids.incrementAndGet());
+    }
+
+    /**
+     * {@link #say(String, String, String)} with the client's own id for the message ({@code "id"} in its body), so
+     * that a client that got no answer can send it again: a second try of a say stored among its room's
+     * {@value #REPLY_LOOKBACK} newest messages is answered with the first's record and is not handled again; one
+     * still being stored waits for the first. Fails with {@link IdTaken} when the room's message of that id is
+     * another user's or text.
+     */
+    CompletionStage<TranscriptRecord> say(String room, String user, String text, String clientId) {
+        String id = CLIENT_ID + clientId;
+        if (cluster != null) { // the room's holder looks for it, in the room's order (see handle)
+            return store(room, user, text, id).thenApply(r -> sameSay(r, user, text));
+        }
+        String key = room + '\n' + id;
+        CompletableFuture<TranscriptRecord> mine = new CompletableFuture<>();
+        CompletableFuture<TranscriptRecord> first = keyed.size() < maxPending ? keyed.putIfAbsent(key, mine)
+                : keyed.get(key);
+        if (first != null) {
+            return first.thenApply(r -> sameSay(r, user, text));
+        }
+        if (keyed.get(key) != mine) { // too many being looked up
+            refused.increment();
+            return CompletableFuture.completedFuture(null);
+        }
+        mine.whenComplete((r, failed) -> keyed.remove(key, mine));
+        try {
+            offLoop.execute(() -> { // the lookup queries the store: never on the I/O thread
+                TranscriptRecord found = storedAlready(room, id, false);
+                if (found != null) {
+                    repeated.increment();
+                }
+                (found != null ? CompletableFuture.completedFuture(found) : store(room, user, text, id))
+                        .whenComplete((r, failed) -> {
+                            if (failed != null) {
+                                mine.completeExceptionally(failed);
+                            } else {
+                                mine.complete(r);
+                            }
+                        });
+            });
+        } catch (RuntimeException e) { // shutting down
+            mine.completeExceptionally(e);
+        }
+        return mine.thenApply(r -> sameSay(r, user, text));
+    }
+
+    /** The prefix of the message id of a say the client gave an id of its own. */
+    static final String CLIENT_ID = "c:";
+    /** Says with a client's id being looked up or stored on this single server, by room and id. */
+    private final java.util.concurrent.ConcurrentHashMap<String, CompletableFuture<TranscriptRecord>> keyed =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** {@code r}, when it is the say of {@code user} and {@code text} (or null: refused); else {@link IdTaken}. */
+    private static @Nullable TranscriptRecord sameSay(@Nullable TranscriptRecord r, String user, String text) {
+        if (r != null && (!r.userId().equals(user) || !text.equals(r.text()))) {
+            throw new IdTaken("message id '" + r.messageId().substring(CLIENT_ID.length()) + "' is taken in room "
+                    + r.chat().id() + " by another message (seq " + r.seq() + ")");
+        }
+        return r;
+    }
+
+    /** A say whose client id names another message of its room. */
+    static final class IdTaken extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        IdTaken(String message) {
+            super(message);
+        }
+    }
+
+    private CompletionStage<TranscriptRecord> store(String room, String user, String text, String id) {
         if (!lanes.hasRoom(room)) {
             refused.increment();
             return CompletableFuture.completedFuture(null);
@@ -134,7 +209,6 @@ final class HttpChat implements Adapter {
             return CompletableFuture.failedFuture(new IllegalStateException(
                     "the message store is down; try again later"));
         }
-        String id = idPrefix + ids.incrementAndGet();
         Message message = Message.text(text);
         Cluster c = cluster;
         if (c != null) {
@@ -181,7 +255,10 @@ final class HttpChat implements Adapter {
             return CompletableFuture.failedFuture(e);
         }
         CompletableFuture<TranscriptRecord> stored = new CompletableFuture<>();
-        storing.put(id, stored);
+        CompletableFuture<TranscriptRecord> first = storing.putIfAbsent(id, stored);
+        if (first != null) { // a client's second try of a say this instance still waits for: the same answer
+            return first;
+        }
         // off the I/O thread: a publish waits for the channel, and for the broker when it blocks publishers
         CompletableFuture.supplyAsync(() -> c.dispatch(Cluster.ROOM_KIND, PLATFORM + "/" + said.chat().id(), id, body),
                         offLoop)
@@ -424,7 +501,13 @@ final class HttpChat implements Adapter {
         boolean saidElsewhere = c != null && !to.equals(c.address());
         boolean kept = false;
         boolean bots = said.outbound(); // sent by the bot on another instance (or away from the handling thread)
-        TranscriptRecord r = Redelivery.current() ? storedAlready(room, said.messageId(), bots) : null;
+        // a client's say with an id of its own may be a second try: answered as the first, not handled again
+        boolean retry = !bots && said.messageId().startsWith(CLIENT_ID);
+        TranscriptRecord r = Redelivery.current() || retry ? storedAlready(room, said.messageId(), bots) : null;
+        boolean again = r != null && !Redelivery.current();
+        if (again) {
+            repeated.increment();
+        }
         if (r == null) {
             RuntimeException failed;
             try {
@@ -476,7 +559,7 @@ final class HttpChat implements Adapter {
             LOG.warn("Message {} stored as seq {}, but the instance that took it was not told: {}", r.messageId(),
                     r.seq(), e.toString());
         }
-        if (bots) {
+        if (bots || again) {
             return;
         }
         GroupMessage event = new GroupMessage(r.messageId(), r.time(), self, "", r.messageId(), r.message(), r.userId(),

@@ -550,6 +550,9 @@ public final class PulseBusServer implements AutoCloseable {
                 .description("Messages said over HTTP and stored").register(registry);
         FunctionCounter.builder("pulsebus.http.messages.refused", chat.refused, a -> a.sum())
                 .description("Says refused because the room's lane was full").register(registry);
+        FunctionCounter.builder("pulsebus.http.messages.repeated", chat.repeated, a -> a.sum())
+                .description("Says sent again with the id of one stored already: answered as it, not stored again")
+                .register(registry);
         FunctionCounter.builder("pulsebus.http.connections.refused", initializer.limit().refused, a -> a.sum())
                 .description("Connections past max_connections or max_connections_per_client").register(registry);
         FunctionCounter.builder("pulsebus.http.connections.closed", initializer.writes.closed, a -> a.sum())

@@ -84,6 +84,47 @@ class ChatApiTest {
     }
 
     @Test
+    void aSaySentAgainWithItsIdIsStoredAndAnsweredOnce() throws Exception {
+        String body = "{\"user\": \"ann\", \"text\": \"/echo once\", \"id\": \"3f2a-9c.1_x:y\"}";
+        List<HttpResponse<String>> tries = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Thread> clients = new java.util.ArrayList<>();
+        for (int i = 0; i < 4; i++) { // at once: the later tries wait for the first
+            clients.add(Thread.ofVirtual().start(() -> {
+                try {
+                    tries.add(t.post("/api/rooms/again/messages", body));
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }));
+        }
+        for (Thread c : clients) {
+            c.join();
+        }
+        tries.add(t.post("/api/rooms/again/messages", body)); // and after it was stored
+        assertThat(tries).extracting(HttpResponse::statusCode).containsOnly(201);
+        java.util.Set<Long> seqs = new java.util.HashSet<>();
+        for (HttpResponse<String> r : tries) {
+            seqs.add(json(r).get("seq").asLong());
+        }
+        assertThat(seqs).as("one message, answered as such to every try").hasSize(1);
+        assertThat(json(tries.get(0)).get("id").asText()).isEqualTo("c:3f2a-9c.1_x:y");
+        assertThat(waitForReplies("again", 1)).containsExactly("once");
+        t.say("again", "ann", "/echo after"); // the room goes on: the second try made no second reply before it
+        assertThat(waitForReplies("again", 2)).containsExactly("once", "after");
+
+        HttpResponse<String> other = t.post("/api/rooms/again/messages",
+                "{\"user\": \"bob\", \"text\": \"/echo once\", \"id\": \"3f2a-9c.1_x:y\"}");
+        assertThat(other.statusCode()).isEqualTo(409);
+        assertThat(json(other).get("error").asText()).contains("taken in room again by another message");
+        assertThat(t.post("/api/rooms/again/messages", "{\"user\": \"ann\", \"text\": \"hi\", \"id\": \"a/b\"}")
+                .statusCode()).isEqualTo(400);
+        assertThat(t.post("/api/rooms/again/messages", "{\"user\": \"ann\", \"text\": \"hi\", \"id\": 7}")
+                .statusCode()).isEqualTo(400);
+        assertThat(t.post("/api/rooms/again/messages", "{\"user\": \"ann\", \"text\": \"hi\", \"id\": \""
+                + "x".repeat(65) + "\"}").statusCode()).isEqualTo(400);
+    }
+
+    @Test
     void theKvBackedCommandsRememberPerUser() throws Exception {
         t.say("r1", "ann", "/remember city Tokyo");
         waitForReplies("r1", 1);

@@ -31,6 +31,14 @@ final class ChatClient {
                 HttpResponse.BodyHandlers.ofString());
     }
 
+    /** A say with the client's own {@code id} for it (letters, digits, {@code .-_:}), so that it may be sent again. */
+    HttpResponse<String> say(String room, String user, String text, String id) throws IOException, InterruptedException {
+        return client.send(HttpRequest.newBuilder(base.resolve("/api/rooms/" + room + "/messages")).timeout(timeout)
+                        .POST(HttpRequest.BodyPublishers.ofString(
+                                "{\"user\":\"" + user + "\",\"text\":\"" + text + "\",\"id\":\"" + id + "\"}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
     HttpResponse<String> get(String path) throws IOException, InterruptedException {
         return client.send(HttpRequest.newBuilder(base.resolve(path)).timeout(timeout).build(),
                 HttpResponse.BodyHandlers.ofString());
