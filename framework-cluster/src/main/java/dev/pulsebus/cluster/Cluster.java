@@ -15,6 +15,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * This instance's part in a cluster of PulseBus instances that act as one bot (see {@code docs/CLUSTER.md}):
@@ -182,6 +183,25 @@ public final class Cluster implements AutoCloseable, dev.pulsebus.platform.Insta
     @Override
     public boolean claim(String id, long ttlMillis) {
         return redis.claim(id, ttlMillis);
+    }
+
+    /**
+     * The id the platform gave reply {@code nth} (from 1) of event {@code eventId} when an instance that handled the
+     * event before recorded it sent ({@link #recordSent}); null when none did (the reply was not sent, or sent and
+     * not recorded: its instance died in between), or Redis cannot answer. Asked while a redelivered event runs
+     * again, so that it sends only the replies that were not sent.
+     */
+    public @Nullable String sentBefore(String eventId, int nth) {
+        return redis.sent(eventId, nth);
+    }
+
+    /**
+     * Records that reply {@code nth} (from 1) of event {@code eventId} was sent, and the platform's id for it, for
+     * as long as the dedupe set keeps a handled event; completes once Redis has it, with false when Redis could not
+     * take it (a redelivery would send it again).
+     */
+    public CompletionStage<Boolean> recordSent(String eventId, int nth, String sentId) {
+        return redis.recordSent(eventId, nth, sentId, DEDUPE_TTL_MILLIS);
     }
 
     /**

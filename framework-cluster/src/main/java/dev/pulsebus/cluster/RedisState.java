@@ -421,6 +421,46 @@ final class RedisState implements SharedControls, AutoCloseable {
         }
     }
 
+    /**
+     * The platform's id of reply {@code nth} of event {@code id} as {@link #recordSent} recorded it; null when none
+     * was recorded, or Redis cannot answer.
+     */
+    @Nullable String sent(String id, int nth) {
+        RedisCommands<String, String> r = commands();
+        if (r == null) {
+            return null;
+        }
+        try {
+            return r.get(prefix + "sent:" + id + "#" + nth);
+        } catch (RedisException e) {
+            down(e);
+            return null;
+        }
+    }
+
+    /**
+     * Records reply {@code nth} of event {@code id} sent as {@code sentId} for {@code ttlMillis} ({@code SET PX},
+     * not waited for here); completes with false when Redis could not take it.
+     */
+    java.util.concurrent.CompletionStage<Boolean> recordSent(String id, int nth, String sentId, long ttlMillis) {
+        StatefulRedisConnection<String, String> c = connection;
+        if (!up || closed || c == null) {
+            return java.util.concurrent.CompletableFuture.completedFuture(false);
+        }
+        try {
+            return c.async().set(prefix + "sent:" + id + "#" + nth, sentId, SetArgs.Builder.px(ttlMillis))
+                    .handle((ok, failed) -> {
+                        if (failed != null) {
+                            down(failed instanceof RedisException x ? x : new RedisException(failed));
+                        }
+                        return failed == null;
+                    });
+        } catch (RedisException e) {
+            down(e);
+            return java.util.concurrent.CompletableFuture.completedFuture(false);
+        }
+    }
+
     @Override
     public void close() {
         closed = true;

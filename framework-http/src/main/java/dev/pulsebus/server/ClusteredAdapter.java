@@ -1,6 +1,7 @@
 package dev.pulsebus.server;
 
 import dev.pulsebus.cluster.Cluster;
+import dev.pulsebus.cluster.Redelivery;
 import dev.pulsebus.event.Event;
 import dev.pulsebus.event.MessageEvent;
 import dev.pulsebus.event.MetaEvent;
@@ -10,6 +11,7 @@ import dev.pulsebus.pipeline.HandlerWatch;
 import dev.pulsebus.pipeline.Inbound;
 import dev.pulsebus.pipeline.InboundResult;
 import dev.pulsebus.pipeline.OutboundMessage;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -46,7 +48,9 @@ final class ClusteredAdapter implements Adapter {
     final LongAdder handedOver = new LongAdder();
     final LongAdder handledHere = new LongAdder();
 
-    ClusteredAdapter(Adapter platform, Cluster cluster) {
+    /** @param recording times each reply's record ({@code pulsebus_cluster_reply_record_seconds}) */
+    ClusteredAdapter(Adapter platform, Cluster cluster, io.micrometer.core.instrument.Timer recording) {
+        this.recording = recording;
         this.platform = platform;
         this.cluster = cluster;
         this.kind = KIND_PREFIX + platform.platform();
@@ -77,10 +81,55 @@ final class ClusteredAdapter implements Adapter {
         });
     }
 
+    /**
+     * A reply made while this instance handles an event handed over ({@link #handle}, on the partition's thread) is
+     * recorded in Redis once the platform took it, by the event and the reply's place among the event's replies;
+     * so when the event is redelivered (this instance died before acknowledging it), the instance that runs it
+     * again sends only the replies not recorded. A reply the platform took but whose record was not made (the
+     * instance died within that round trip to Redis) is sent again. Other sends go straight to the platform.
+     */
     @Override
     public CompletionStage<String> send(OutboundMessage message) {
-        return platform.send(message);
+        Handling h = HANDLING.get();
+        if (h == null) {
+            return platform.send(message);
+        }
+        int nth = ++h.made;
+        if (Redelivery.current()) {
+            String before = cluster.sentBefore(h.eventId, nth);
+            if (before != null) {
+                notResent.increment();
+                return CompletableFuture.completedFuture(before);
+            }
+        }
+        return platform.send(message).thenCompose(sent -> {
+            long answered = System.nanoTime();
+            return cluster.recordSent(h.eventId, nth, sent).thenApply(ok -> {
+                recording.record(System.nanoTime() - answered, TimeUnit.NANOSECONDS);
+                return sent;
+            });
+        });
     }
+
+    /** The event {@link #handle} runs on this thread, and how many replies it made so far. */
+    private static final ThreadLocal<Handling> HANDLING = new ThreadLocal<>();
+
+    private static final class Handling {
+        final String eventId;
+        int made;
+
+        Handling(String eventId) {
+            this.eventId = eventId;
+        }
+    }
+
+    /** Replies of redelivered events found sent by the instance that handled them before, not sent again. */
+    final LongAdder notResent = new LongAdder();
+    /**
+     * From the platform's answer to a reply to its record in Redis: the part of the window in which a reply the
+     * platform took is not recorded, so that a redelivery sends it again (the rest is the answer's way back).
+     */
+    private final io.micrometer.core.instrument.Timer recording;
 
     @Override
     public void stop() throws Exception {
@@ -96,7 +145,7 @@ final class ClusteredAdapter implements Adapter {
         if (event instanceof MetaEvent) {
             return in.accept(event);
         }
-        String id = platform() + ":" + event.id();
+        String id = eventId(event);
         try {
             cluster.dispatchCopy(kind, key(event), id, EventCodec.encode(event)).toCompletableFuture()
                     .get(HAND_OVER_WAIT_MILLIS, TimeUnit.MILLISECONDS);
@@ -118,7 +167,18 @@ final class ClusteredAdapter implements Adapter {
         if (in == null) {
             throw new IllegalStateException("an event of " + platform() + " arrived before its adapter started");
         }
-        in.accept(EventCodec.decode(body));
+        Event event = EventCodec.decode(body);
+        HANDLING.set(new Handling(eventId(event)));
+        try {
+            in.accept(event);
+        } finally {
+            HANDLING.remove();
+        }
+    }
+
+    /** The event's id in the cluster (the dedupe set's, the reply records'). */
+    private String eventId(Event event) {
+        return platform() + ":" + event.id();
     }
 
     /** The partition key: the chat for a message, else the bot (its notices and requests in order). */

@@ -611,7 +611,12 @@ public final class PulseBusServer implements AutoCloseable {
         if (c == null) {
             return adapter;
         }
-        ClusteredAdapter wrapped = new ClusteredAdapter(adapter, c);
+        ClusteredAdapter wrapped = new ClusteredAdapter(adapter, c,
+                io.micrometer.core.instrument.Timer.builder("pulsebus.cluster.reply.record")
+                        .tag("platform", adapter.platform())
+                        .description("From the platform's answer to a reply to the reply's record in Redis (within "
+                                + "it, a redelivery would send the reply again)")
+                        .register(registry));
         byKind.put(wrapped.kind(), wrapped);
         for (String path : List.of("broker", "here")) {
             io.micrometer.core.instrument.FunctionCounter.builder("pulsebus.cluster.platform.events", wrapped,
@@ -621,6 +626,12 @@ public final class PulseBusServer implements AutoCloseable {
                             + "because the broker did not confirm them in time")
                     .register(registry);
         }
+        io.micrometer.core.instrument.FunctionCounter.builder("pulsebus.cluster.replies.not.resent", wrapped,
+                        a -> a.notResent.sum())
+                .tag("platform", adapter.platform())
+                .description("Replies of redelivered events found sent by the instance that handled them before, "
+                        + "not sent again")
+                .register(registry);
         return wrapped;
     }
 

@@ -76,9 +76,86 @@ class OneBotClusterTest {
             }
             double a = TestCluster.eventsHandled(servers.get(0));
             double b = TestCluster.eventsHandled(servers.get(1));
+            double records = 0;
+            double seconds = 0;
+            double max = 0;
+            for (PulseBusServer s : servers) {
+                records += TestCluster.metric(s, "pulsebus_cluster_reply_record_seconds_count", "");
+                seconds += TestCluster.metric(s, "pulsebus_cluster_reply_record_seconds_sum", "");
+                max = Math.max(max, TestCluster.metric(s, "pulsebus_cluster_reply_record_seconds_max", ""));
+            }
             System.out.printf("[pulsebus] OneBotClusterTest: %d messages sent on both connections, answered once "
-                    + "each; handled on a %.0f, on b %.0f%n", expected, a, b);
+                    + "each; handled on a %.0f, on b %.0f; replies recorded %.2f ms after the platform's answer on "
+                    + "average, %.1f ms at most%n", expected, a, b, seconds * 1000 / records, max * 1000);
+            assertThat(records).as("every reply recorded as sent").isEqualTo(expected);
             assertThat(a + b).as("each handed over once").isEqualTo(expected);
+        }
+    }
+
+    /**
+     * The instance handling a message whose command replies twice loses the broker (as a killed one would) after the
+     * implementation took the first reply and while it has not answered the second: the other instance runs the
+     * message again and sends only the second, the first being recorded as sent.
+     */
+    @Test
+    void aRedeliveredEventSendsOnlyTheRepliesNotRecordedAsSent() throws Exception {
+        try (TestCluster cluster = new TestCluster("OneBotClusterTest"); FakeOneBot fake = new FakeOneBot(11);
+             dev.pulsebus.testing.TcpProxy brokerA = new dev.pulsebus.testing.TcpProxy(5672);
+             dev.pulsebus.testing.TcpProxy brokerB = new dev.pulsebus.testing.TcpProxy(5672)) {
+            FakeOneBot.WsServer ws = fake.serveWebSocket("");
+            List<dev.pulsebus.testing.TcpProxy> brokers = List.of(brokerA, brokerB);
+            List<PulseBusServer> servers = new ArrayList<>();
+            for (int i = 0; i < 2; i++) { // right after the [cluster] keys TestCluster writes
+                servers.add(cluster.start(dir, i == 0 ? "a" : "b", """
+                        broker = "amqp://guest:guest@127.0.0.1:%d"
+                        [adapters.onebot11]
+                        mode = "forward-ws"
+                        url = "%s"
+                        """.formatted(brokers.get(i).port(), ws.uri())));
+                servers.get(i).modules().load(new Twice());
+            }
+            assertThat(Await.until(Duration.ofSeconds(20), () -> ws.open() == 2)).as("both connected").isTrue();
+            java.util.concurrent.atomic.AtomicBoolean held = new java.util.concurrent.atomic.AtomicBoolean();
+            fake.answer = frame -> frame.toString().contains("second of two") && held.compareAndSet(false, true)
+                    ? null : fake.ok(frame); // the first "second" is never answered: its instance waits
+            ws.sendToAll(Fixtures.v11Group(Fixtures.SELF, 1, 7000, "/twice"));
+            assertThat(text(fake.next())).isEqualTo("first of two");
+            assertThat(text(fake.next())).isEqualTo("second of two");
+            int holder = -1;
+            for (int i = 0; i < 2 && holder < 0; i++) {
+                if (TestCluster.metric(servers.get(i), "pulsebus_module_invocations_total", "module=\"twice\"") > 0) {
+                    holder = i;
+                }
+            }
+            assertThat(holder).as("the instance that ran /twice").isNotNegative();
+            brokers.get(holder).cut(); // its broker connection drops: the message goes to the other, redelivered
+            assertThat(text(fake.next())).as("sent again: the implementation had not answered it").isEqualTo("second of two");
+            assertThat(fake.actions.poll(2, TimeUnit.SECONDS)).as("the first reply not sent again").isNull();
+            PulseBusServer other = servers.get(1 - holder);
+            assertThat(TestCluster.metric(other, "pulsebus_cluster_replies_not_resent_total", "platform=\"onebot11\""))
+                    .isEqualTo(1);
+            assertThat(TestCluster.metric(other, "pulsebus_cluster_redeliveries_total", "")).isPositive();
+        }
+    }
+
+    private static String text(FakeOneBot.Received r) {
+        assertThat(r.action()).isEqualTo("send_group_msg");
+        return r.params().path("message").get(1).path("data").path("text").asText();
+    }
+
+    /** A command that replies twice. */
+    static final class Twice implements dev.pulsebus.module.BotModule {
+        @Override
+        public String name() {
+            return "twice";
+        }
+
+        @Override
+        public void onLoad(dev.pulsebus.module.ModuleContext ctx) {
+            ctx.commands().register(dev.pulsebus.command.Command.named("twice").handler(call -> {
+                call.reply("first of two");
+                call.reply("second of two");
+            }));
         }
     }
 

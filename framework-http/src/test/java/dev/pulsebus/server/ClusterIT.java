@@ -39,8 +39,8 @@ import org.junit.jupiter.api.Timeout;
  * Three servers in child JVMs as one bot (issue 22): one PostgreSQL schema, the local RabbitMQ and Redis (Redis
  * through a {@link TcpProxy}, so a test can cut it off), under a broker namespace and Redis prefix of this run's
  * own. Each scenario prints one {@code [cluster]} line with its figures. Skipped, saying why, when a server is
- * absent. The round-robin scenario sends the issue's 3000 messages; the kill scenario sends 600, and 3000 in the
- * long form ({@code -Pfaults}).
+ * absent. The round-robin scenario sends the issue's 3000 messages; the kill scenario kills one instance with
+ * SIGKILL during a burst of 900, once, and ten times in the long form ({@code -Pfaults}).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
