@@ -22,7 +22,8 @@ import org.jspecify.annotations.Nullable;
  * events handed to {@link #dispatch} are handled by exactly one instance (the one holding the key's partition),
  * in order per key, with failover; {@link #broadcast} reaches every other instance; {@link #controls()} are the
  * cooldowns, rate limits and quotas shared in Redis, and a dedupe set there recognises an event redelivered after
- * it was handled. Built on RabbitMQ and Redis; no election, lease or consensus of its own.
+ * it was handled; {@link #lease} gives a task to one instance at a time (a Redis key with a time to live).
+ * Built on RabbitMQ and Redis; no election or consensus of its own.
  *
  * <p>Thread-safe. {@link #start} begins taking events: call it once the handlers can run them.
  */
@@ -202,6 +203,25 @@ public final class Cluster implements AutoCloseable, dev.pulsebus.platform.Insta
      */
     public CompletionStage<Boolean> recordSent(String eventId, int nth, String sentId) {
         return redis.recordSent(eventId, nth, sentId, DEDUPE_TTL_MILLIS);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>In Redis, under the cluster's prefix ({@code lease:<name>}): taken with a {@code SET ... PX} when nobody
+     * holds it and renewed with {@code PEXPIRE} while it still holds this run's value (one Lua script, so a
+     * lease another took after ours expired is never renewed as ours). The value is the instance's name and a
+     * token of this run.
+     */
+    @Override
+    public Lease lease(String name, long ttlMillis) {
+        long r = redis.lease(name, ttlMillis);
+        return r == 1 ? Lease.HELD : r == 0 ? Lease.ELSEWHERE : Lease.UNKNOWN;
+    }
+
+    @Override
+    public void release(String name) {
+        redis.release(name);
     }
 
     /**

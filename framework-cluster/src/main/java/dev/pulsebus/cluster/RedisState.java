@@ -27,8 +27,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What the instances of a cluster share in Redis: cooldowns, rate limits and quotas ({@link SharedControls}, each
- * decision one Lua script, so atomic with no read-modify-write race between instances) and the set of finished
- * event ids ({@code SET NX PX}, with a time to live).
+ * decision one Lua script, so atomic with no read-modify-write race between instances), the set of finished
+ * event ids ({@code SET NX PX}, with a time to live), and leases ({@link #lease}: one holder at a time).
  *
  * <p>When Redis stops answering (a command fails or times out after {@link #TIMEOUT}), this marks it down, warns
  * (at most every 10 s) and answers {@link SharedControls#UNAVAILABLE} at once until a probe, every
@@ -138,6 +138,8 @@ final class RedisState implements SharedControls, AutoCloseable {
     private final String prefix;
     private final String where;
     private final String member;
+    /** What this run's leases hold: the instance's name, {@code #}, a token drawn at start. */
+    private final String holder;
     private final AtomicLong members = new AtomicLong();
     private final ClientResources resources;
     private final RedisClient client;
@@ -159,6 +161,7 @@ final class RedisState implements SharedControls, AutoCloseable {
         this.prefix = prefix;
         this.where = uri.getHost() + ":" + uri.getPort();
         this.member = instance + ":";
+        this.holder = instance + "#" + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong());
         // Reconnect every PROBE_MILLIS, not Lettuce's backoff to 30 s: shared again soon after Redis is back.
         this.resources = DefaultClientResources.builder().ioThreadPoolSize(1).computationThreadPoolSize(1)
                 .reconnectDelay(Delay.constant(Duration.ofMillis(PROBE_MILLIS))).build();
@@ -386,8 +389,8 @@ final class RedisState implements SharedControls, AutoCloseable {
             end
             return 0
             """;
-    /** Removes KEYS[1] when it still holds ARGV[1] (a run's mark, not a later run's). */
-    private static final String SCHEDULE_ENDED = """
+    /** Removes KEYS[1] when it still holds ARGV[1] (a run's mark, not a later run's; a lease still ours). */
+    private static final String DELETE_IF_HELD = """
             if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
             return 1
             """;
@@ -404,7 +407,37 @@ final class RedisState implements SharedControls, AutoCloseable {
 
     /** The run {@code holder} claimed of {@code job} has ended: its running mark goes (if still its own). */
     void scheduleEnded(String job, String holder) {
-        eval(SCHEDULE_ENDED, new String[] {prefix + "schedule-running:" + job}, holder);
+        eval(DELETE_IF_HELD, new String[] {prefix + "schedule-running:" + job}, holder);
+    }
+
+    /**
+     * A lease: KEYS the lease; ARGV this run's holder value, the ttl. Renewed (its ttl set again) while it holds
+     * ARGV[1], taken when nobody holds it: 1 held, 0 another holds it.
+     */
+    private static final String LEASE = """
+            local v = redis.call('GET', KEYS[1])
+            if v == ARGV[1] then
+              redis.call('PEXPIRE', KEYS[1], ARGV[2])
+              return 1
+            end
+            if v then return 0 end
+            redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+            return 1
+            """;
+
+    /**
+     * {@link Cluster#lease}: 1 this run holds {@code name} for {@code ttlMillis} more (taken or renewed), 0
+     * another holds it, {@link SharedControls#UNAVAILABLE} when Redis cannot answer. The lease holds
+     * {@link #holder}: the instance's name and this run's token, so a restarted instance of the same name waits
+     * for its old run's lease to expire like any other.
+     */
+    long lease(String name, long ttlMillis) {
+        return eval(LEASE, new String[] {prefix + "lease:" + name}, holder, Long.toString(ttlMillis));
+    }
+
+    /** Gives the lease {@code name} up when this run holds it (false when Redis cannot answer). */
+    boolean release(String name) {
+        return eval(DELETE_IF_HELD, new String[] {prefix + "lease:" + name}, holder) != UNAVAILABLE;
     }
 
     /** Whether event {@code id} was handled (false also when Redis cannot answer: it then runs again). */

@@ -77,7 +77,12 @@ public final class TestCluster implements AutoCloseable {
 
     /** The sum of the series of {@code name} on {@code server}'s {@code /metrics} whose labels contain {@code labels}. */
     public static double metric(PulseBusServer server, String name, String labels) throws Exception {
-        String metrics = HTTP.send(HttpRequest.newBuilder(URI.create(server.url() + "/metrics")).build(),
+        return metric(server.url(), name, labels);
+    }
+
+    /** {@link #metric(PulseBusServer, String, String)} of the server at {@code url} (a child process). */
+    public static double metric(URI url, String name, String labels) throws Exception {
+        String metrics = HTTP.send(HttpRequest.newBuilder(URI.create(url + "/metrics")).build(),
                 HttpResponse.BodyHandlers.ofString()).body();
         Matcher m = Pattern.compile("(?m)^" + name + "(\\{[^}]*\\})? (\\S+)$").matcher(metrics);
         boolean any = false;

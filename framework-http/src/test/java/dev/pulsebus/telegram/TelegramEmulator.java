@@ -28,13 +28,13 @@ import java.util.concurrent.TimeUnit;
  * user: {@link #say} posts a message or command to the bot, {@link #botMessages} reads what the bot sent to a
  * chat. Without Node.js or the package the test is skipped, saying why.
  */
-final class TelegramEmulator implements AutoCloseable {
+public final class TelegramEmulator implements AutoCloseable {
 
-    static final String TOKEN = "666:emulated-token"; // its getMe is always bot 666, @TestNameBot
+    public static final String TOKEN = "666:emulated-token"; // its getMe is always bot 666, @TestNameBot
     static final String USERNAME = "TestNameBot";
 
     private final Process process;
-    final String apiUrl;
+    public final String apiUrl;
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private TelegramEmulator(Process process, String apiUrl) {
@@ -50,7 +50,7 @@ final class TelegramEmulator implements AutoCloseable {
     }
 
     /** Starts the emulator, or skips the calling test with the reason when it cannot be run here. */
-    static TelegramEmulator start() throws Exception {
+    public static TelegramEmulator start() throws Exception {
         Path modules = moduleDir();
         String why = null;
         if (!canRun("node", "--version")) {
@@ -113,7 +113,7 @@ final class TelegramEmulator implements AutoCloseable {
      * The user {@code userId} says {@code text} in chat {@code chatId} of {@code type} ({@code private} or
      * {@code group}); a text starting with {@code /} is sent as a command (with its bot_command entity).
      */
-    void say(long userId, long chatId, String type, String text) throws Exception {
+    public void say(long userId, long chatId, String type, String text) throws Exception {
         say(TOKEN, userId, chatId, type, text);
     }
 
@@ -143,7 +143,7 @@ final class TelegramEmulator implements AutoCloseable {
     }
 
     /** What the bot sent to {@code chatId} since the last call: the emulator's records, each with its {@code message}. */
-    JsonNode botMessages(long chatId) throws Exception {
+    public JsonNode botMessages(long chatId) throws Exception {
         return botMessages(TOKEN, chatId);
     }
 

@@ -16,6 +16,7 @@ import dev.pulsebus.pipeline.Inbound;
 import dev.pulsebus.pipeline.OutboundMessage;
 import dev.pulsebus.platform.HttpExchange;
 import dev.pulsebus.platform.HttpRoutes;
+import dev.pulsebus.platform.InstanceMessaging;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
@@ -60,6 +61,17 @@ import org.slf4j.LoggerFactory;
  * poll. A network error or a Bot API error waits a {@link Backoff} delay (0.5 s doubling to 30 s) and the bot
  * shows down until a call works again. Stopping lets a poller finish the batch it has, and the lanes what
  * they hold, then stores the watermark.
+ *
+ * <p><b>Polling in a cluster</b> (made with the cluster's {@link InstanceMessaging}): each instance runs a
+ * poller per bot, but only the one holding the bot's {@link PollLease} polls; the others wait to take it over.
+ * The lease is renewed on a thread of its own, so a long poll does not hold it up; the holder stops polling,
+ * cutting off a poll under way, as soon as it loses the lease (Redis says another holds it, or it could not
+ * renew it in time: before it could have expired). The updates go to the pipeline as above, which in a cluster
+ * hands each to the instance holding its chat and returns once the broker has it; only then is the update
+ * settled, so the offset stored (in the shared database) and confirmed to Telegram never passes an update the
+ * broker does not have. A new holder asks from the stored offset: what the dead one took and did not hand
+ * over, Telegram sends again; what it handed over and had not confirmed is handed over again with the same
+ * event id ({@code tg:<bot id>:<update_id>}), a copy the chat's holder drops.
  *
  * <p><b>Webhook</b> ({@link TelegramSettings.Mode#WEBHOOK}): {@code setWebhook} at start (retried with the
  * same backoff until it works), then Telegram POSTs updates to {@code /telegram/<bot id>/webhook} on the
@@ -134,6 +146,10 @@ public final class TelegramAdapter implements Adapter, dev.pulsebus.platform.Pla
         volatile @Nullable String username;
         volatile boolean up;
         volatile @Nullable Thread thread;
+        /** Polling in a cluster: the lease that lets this instance poll it; null on one instance. */
+        @Nullable PollLease lease;
+        /** Whether this instance polls it now ({@code pulsebus_telegram_polling}). */
+        volatile boolean polling;
         /** Guards {@link #inBatch}: stop interrupts a poller unless it is handling a batch it has fetched. */
         final Object pollLock = new Object();
         boolean inBatch;
@@ -146,7 +162,7 @@ public final class TelegramAdapter implements Adapter, dev.pulsebus.platform.Pla
     }
 
     private TelegramAdapter(TelegramSettings settings, @Nullable Kv kv, @Nullable MeterRegistry registry, Clock clock,
-                            Sender.Sleeper sleeper) {
+                            Sender.Sleeper sleeper, @Nullable InstanceMessaging cluster) {
         this.settings = settings;
         this.kv = kv;
         this.clock = clock;
@@ -159,8 +175,18 @@ public final class TelegramAdapter implements Adapter, dev.pulsebus.platform.Pla
             String id = TelegramSettings.botId(token.reveal());
             bots.putIfAbsent(id, new Bot(id, token.reveal()));
         }
+        for (Bot bot : bots.values()) {
+            if (cluster != null && settings.mode() == TelegramSettings.Mode.POLLING) {
+                bot.lease = new PollLease(cluster, bot.id, () -> cutOff(bot));
+            }
+        }
         if (registry != null) {
             metrics.bind(registry);
+            if (settings.mode() == TelegramSettings.Mode.POLLING) {
+                for (Bot bot : bots.values()) {
+                    metrics.polling(bot.id, () -> bot.polling);
+                }
+            }
         }
     }
 
@@ -169,14 +195,24 @@ public final class TelegramAdapter implements Adapter, dev.pulsebus.platform.Pla
      * Telegram for what it still holds), its meters in {@code registry} when given. Not started.
      */
     public static TelegramAdapter create(TelegramSettings settings, @Nullable Kv kv, @Nullable MeterRegistry registry) {
+        return create(settings, kv, registry, (InstanceMessaging) null);
+    }
+
+    /**
+     * {@link #create(TelegramSettings, Kv, MeterRegistry)} for one instance of a cluster ({@code cluster} not
+     * null): in polling mode each bot is polled by the one instance holding its lease (see the class comment);
+     * {@code kv} should then be the database all instances share.
+     */
+    public static TelegramAdapter create(TelegramSettings settings, @Nullable Kv kv, @Nullable MeterRegistry registry,
+                                         @Nullable InstanceMessaging cluster) {
         return new TelegramAdapter(Objects.requireNonNull(settings, "settings"), kv, registry, Clock.systemUTC(),
-                Thread::sleep);
+                Thread::sleep, cluster);
     }
 
     /** For tests: a sleeper that records waits instead of (or as well as) sleeping. */
     static TelegramAdapter create(TelegramSettings settings, @Nullable Kv kv, @Nullable MeterRegistry registry,
                                   Sender.Sleeper sleeper) {
-        return new TelegramAdapter(settings, kv, registry, Clock.systemUTC(), sleeper);
+        return new TelegramAdapter(settings, kv, registry, Clock.systemUTC(), sleeper, null);
     }
 
     @Override
@@ -242,8 +278,12 @@ public final class TelegramAdapter implements Adapter, dev.pulsebus.platform.Pla
         }
         for (Bot bot : bots.values()) {
             Thread t = bot.thread;
-            if (t != null && !t.isAlive()) {
+            PollLease lease = bot.lease;
+            if (t != null && !t.isAlive() && (lease == null || lease.held())) {
                 persist(bot); // what the lanes handled since the last poll
+            }
+            if (lease != null) {
+                lease.release(); // the next instance polls at once
             }
         }
         metrics.unbind();
@@ -338,10 +378,45 @@ public final class TelegramAdapter implements Adapter, dev.pulsebus.platform.Pla
                 return;
             }
             bot.up = true; // Telegram answers; a poll held for its timeout is no sign of trouble
-            LOG.info("Telegram bot {} (@{}): polling", bot.id, bot.username);
-            poll(bot, backoff);
+            PollLease lease = bot.lease;
+            if (lease == null) {
+                LOG.info("Telegram bot {} (@{}): polling", bot.id, bot.username);
+                poll(bot, backoff);
+                return;
+            }
+            while (!stopping) {
+                Thread.interrupted(); // a cut-off that came as the poll ended: not for the Redis calls ahead
+                try {
+                    lease.acquire();
+                    poll(bot, backoff);
+                } catch (InterruptedException e) {
+                    if (stopping) {
+                        return;
+                    }
+                    // cut off: the lease was lost
+                } catch (RuntimeException e) { // the shared database failed: let another instance try
+                    LOG.warn("Telegram bot {}: polling failed ({}); giving its lease up", bot.id, e.toString());
+                    lease.release();
+                    sleeper.sleep(PollLease.RENEW_MILLIS);
+                } finally {
+                    bot.polling = false;
+                }
+            }
         } catch (InterruptedException e) {
             // stopping
+        } finally {
+            bot.polling = false;
+        }
+    }
+
+    /** Polling in a cluster: {@code bot}'s lease was lost; its poll under way is cut off, unless in a batch. */
+    private void cutOff(Bot bot) {
+        bot.polling = false;
+        synchronized (bot.pollLock) {
+            Thread t = bot.thread;
+            if (t != null && !bot.inBatch) {
+                t.interrupt();
+            }
         }
     }
 
@@ -371,12 +446,18 @@ public final class TelegramAdapter implements Adapter, dev.pulsebus.platform.Pla
         bot.stored = storedOffset(bot.key);
         Watermark watermark = new Watermark(bot.stored);
         bot.watermark = watermark;
+        PollLease lease = bot.lease;
+        bot.polling = true;
+        if (lease != null) {
+            LOG.info("Telegram bot {} (@{}): this instance ({}) took over polling it, from update {}", bot.id,
+                    bot.username, lease.instance(), bot.stored);
+        }
         ObjectNode params = Json.MAPPER.createObjectNode();
         params.put("timeout", settings.pollTimeoutSeconds());
         params.set("allowed_updates", Json.MAPPER.valueToTree(ALLOWED_UPDATES));
         Duration wait = Duration.ofSeconds(settings.pollTimeoutSeconds() + 15L);
         JsonBytes json = UpdateDecoder.reader(); // this poller's, answer after answer
-        while (!stopping) {
+        while (!stopping && (lease == null || lease.held())) {
             long offset = persist(bot); // stored before it confirms the updates under it to Telegram
             if (offset > 0) {
                 params.put("offset", offset);

@@ -16,7 +16,9 @@ import org.slf4j.LoggerFactory;
  * The adapter's counters, and their meters when there is a registry: {@code pulsebus_telegram_updates_total
  * {type}} (the update types in {@link #TYPES}, others as {@code other}), {@code
  * pulsebus_telegram_bad_updates_total{reason}}, {@code pulsebus_telegram_api_calls_total{method,outcome}}
- * (methods outside {@link #METHODS} as {@code other}), {@code pulsebus_telegram_webhook_refused_total}.
+ * (methods outside {@link #METHODS} as {@code other}), {@code pulsebus_telegram_webhook_refused_total}, and in
+ * polling mode {@code pulsebus_telegram_polling{bot}} (1 while this instance polls the bot: in a cluster, the one
+ * holding its lease).
  * Every label set is bounded by construction; counting is a {@link LongAdder} increment.
  */
 final class TelegramMetrics {
@@ -109,6 +111,14 @@ final class TelegramMetrics {
         }
         meters.counter("pulsebus.telegram.webhook.refused", "Webhook posts answered 401: no or a wrong secret token",
                 webhookRefused);
+    }
+
+    /** Registers {@code pulsebus_telegram_polling{bot}}: 1 while {@code polls} says this instance polls it. */
+    void polling(String bot, java.util.function.BooleanSupplier polls) {
+        meters.add(io.micrometer.core.instrument.Gauge.builder("pulsebus.telegram.polling", polls,
+                        p -> p.getAsBoolean() ? 1 : 0)
+                .description("1 while this instance polls the bot (in a cluster: holds its polling lease)")
+                .tag("bot", bot).strongReference(true).register(meters.registry()));
     }
 
     void unbind() {
