@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentNavigableMap;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeoutException;
@@ -71,6 +72,13 @@ final class Broker implements AutoCloseable {
     /** Each partition's routing key, {@code "0"} to {@code partitions - 1} (made once: none per dispatch). */
     private final String[] routes;
     private final ExecutorService deliveries = Executors.newVirtualThreadPerTaskExecutor();
+    /**
+     * Acknowledges handled events once their done marks are in Redis, in the order the marks were answered (never
+     * on Redis's I/O thread: an acknowledgement can wait for the broker's socket). Holds at most the events
+     * delivered and not yet acknowledged: 256 a partition.
+     */
+    private final ExecutorService acks = Executors.newSingleThreadExecutor(
+            Thread.ofVirtual().name("pulsebus-cluster-acks").factory());
     private final Connection connection;
     private final Channel publisher;
     private final ConcurrentNavigableMap<Long, CompletableFuture<Void>> unconfirmed = new ConcurrentSkipListMap<>();
@@ -93,6 +101,19 @@ final class Broker implements AutoCloseable {
     volatile @Nullable Runnable gained;
     /** This instance's broadcast queue, which {@link #send} reaches directly. */
     private volatile String address = "";
+    /** The cluster's timers; {@link Cluster#bindMeters} adds the server's registry to it. */
+    final io.micrometer.core.instrument.composite.CompositeMeterRegistry meters =
+            new io.micrometer.core.instrument.composite.CompositeMeterRegistry();
+    private final io.micrometer.core.instrument.Timer confirmTime = timer("pulsebus.cluster.dispatch.confirm",
+            "From handing an event to the broker to the broker's confirm");
+    private final io.micrometer.core.instrument.Timer deliveryTime = timer("pulsebus.cluster.event.delivery",
+            "From an event's publish (the publishing instance's clock) to its delivery to its partition's holder");
+    private final io.micrometer.core.instrument.Timer handlingTime = timer("pulsebus.cluster.event.handling",
+            "From an event's delivery to the end of its handling on its partition's thread (its replies waited for)");
+    private final io.micrometer.core.instrument.Timer settleTime = timer("pulsebus.cluster.event.settle",
+            "From the end of an event's handling to its acknowledgement (its done mark in Redis first)");
+    private final io.micrometer.core.instrument.Timer broadcastTime = timer("pulsebus.cluster.broadcast.delivery",
+            "From a broadcast's publish (the publishing instance's clock) to its arrival here");
     final LongAdder dispatched = new LongAdder();
     final LongAdder handled = new LongAdder();
     final LongAdder redeliveries = new LongAdder();
@@ -271,8 +292,11 @@ final class Broker implements AutoCloseable {
      */
     CompletionStage<Void> dispatch(String kind, String key, String id, byte[] body, boolean copy) {
         CompletableFuture<Void> done = new CompletableFuture<>();
+        long at = nowMicros();
+        long started = System.nanoTime();
         AMQP.BasicProperties props = new AMQP.BasicProperties.Builder().messageId(id).deliveryMode(2)
-                .headers(copy ? Map.of(KIND, kind, COPY, true) : Map.of(KIND, kind)).build();
+                .headers(copy ? Map.of(KIND, kind, COPY, true, AT, at) : Map.of(KIND, kind, AT, at)).build();
+        done.whenComplete((v, failed) -> confirmTime.record(System.nanoTime() - started, TimeUnit.NANOSECONDS));
         synchronized (publishing) {
             long tag = publisher.getNextPublishSeqNo();
             unconfirmed.put(tag, done);
@@ -308,7 +332,7 @@ final class Broker implements AutoCloseable {
 
     private void publishUnconfirmed(String exchange, String routingKey, String kind, byte[] body) {
         AMQP.BasicProperties props = new AMQP.BasicProperties.Builder()
-                .headers(Map.of(KIND, kind, FROM, instance)).build();
+                .headers(Map.of(KIND, kind, FROM, instance, AT, nowMicros())).build();
         synchronized (publishing) {
             long tag = publisher.getNextPublishSeqNo();
             try {
@@ -377,6 +401,7 @@ final class Broker implements AutoCloseable {
                     return; // our own broadcast: already applied here (a send to this instance's address is taken)
                 }
                 broadcastsReceived.increment();
+                since(broadcastTime, h);
                 try {
                     broadcasts.accept(String.valueOf(h.get(KIND)), body);
                 } catch (RuntimeException e) {
@@ -386,6 +411,28 @@ final class Broker implements AutoCloseable {
         });
         pinger = Thread.ofVirtual().name("pulsebus-cluster-ping").start(this::pingLoop);
         balancer = Thread.ofVirtual().name("pulsebus-cluster-balance").start(this::balanceLoop);
+    }
+
+    private io.micrometer.core.instrument.Timer timer(String name, String description) {
+        return io.micrometer.core.instrument.Timer.builder(name).description(description).register(meters);
+    }
+
+    /** A header: when a message was published, in microseconds since the epoch. */
+    private static final String AT = "pulsebus-at";
+
+    private static long nowMicros() {
+        java.time.Instant now = java.time.Instant.now();
+        return now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000;
+    }
+
+    /** Records in {@code timer} the time since {@code at} ({@link #AT}) when it is there and not in the future. */
+    private static void since(io.micrometer.core.instrument.Timer timer, @Nullable Map<String, Object> h) {
+        if (h != null && h.get(AT) instanceof Long at) {
+            long micros = nowMicros() - at;
+            if (micros >= 0) {
+                timer.record(micros, TimeUnit.MICROSECONDS);
+            }
+        }
     }
 
     /** Consumes partition {@code i} on a channel of its own: active when first in line, else waiting its turn. */
@@ -493,6 +540,16 @@ final class Broker implements AutoCloseable {
         lastDelivery.set(i, 0);
         steppedBack.increment();
         Thread.ofVirtual().name("pulsebus-cluster-step-back").start(() -> {
+            // what it handled is acknowledged first (its marks take a Redis round trip): else it would go to the
+            // next holder too, and be found done there
+            long by = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+            while (c.marking.get() > 0 && System.nanoTime() < by) {
+                try {
+                    Thread.sleep(1);
+                } catch (InterruptedException e) {
+                    break;
+                }
+            }
             try {
                 c.getChannel().abort();
             } catch (IOException | RuntimeException e) {
@@ -540,6 +597,8 @@ final class Broker implements AutoCloseable {
         volatile boolean gone;
         /** Set when it stepped back (its replacement is on the way), before {@link #gone}. */
         volatile boolean released;
+        /** Its handled events whose done marks are on their way to Redis, not acknowledged yet. */
+        final java.util.concurrent.atomic.AtomicInteger marking = new java.util.concurrent.atomic.AtomicInteger();
         /** Whether it has had a delivery: the broker made it the partition's active consumer. Its thread only. */
         private boolean active;
         private final Cluster.EventHandler events;
@@ -602,6 +661,8 @@ final class Broker implements AutoCloseable {
                 getChannel().basicAck(envelope.getDeliveryTag(), false);
                 return;
             }
+            since(deliveryTime, h);
+            long started = System.nanoTime();
             Redelivery.set(redelivered);
             try {
                 events.handle(kind, body, redelivered);
@@ -610,13 +671,33 @@ final class Broker implements AutoCloseable {
             } finally {
                 Redelivery.set(false);
             }
-            if (id != null) {
-                redis.markDone(id, dedupeTtlMillis);
-            }
+            long ended = System.nanoTime();
+            handlingTime.record(ended - started, TimeUnit.NANOSECONDS);
             handled.increment();
+            if (id == null) {
+                ack(envelope.getDeliveryTag(), null);
+                return;
+            }
+            // The done mark goes to Redis now, on the connection the next delivery's check uses (so that check sees
+            // it), and the event is acknowledged once Redis has it; meanwhile this partition goes on to its next
+            // event. Should this instance die before the acknowledgement, the event is redelivered and found done.
+            handling.incrementAndGet(); // until acknowledged: close waits for it, and stepping back
+            marking.incrementAndGet();
+            redis.markDoneAsync(id, dedupeTtlMillis).whenCompleteAsync((v, failed) -> {
+                try {
+                    ack(envelope.getDeliveryTag(), id);
+                    settleTime.record(System.nanoTime() - ended, TimeUnit.NANOSECONDS);
+                } finally {
+                    marking.decrementAndGet();
+                    handling.decrementAndGet();
+                }
+            }, acks);
+        }
+
+        private void ack(long deliveryTag, @Nullable String id) {
             try {
-                getChannel().basicAck(envelope.getDeliveryTag(), false);
-            } catch (com.rabbitmq.client.AlreadyClosedException e) {
+                getChannel().basicAck(deliveryTag, false);
+            } catch (IOException | com.rabbitmq.client.AlreadyClosedException e) {
                 // the connection went while it ran: the broker redelivers it, and the dedupe set knows it is done
                 LOG.debug("Event {} handled but not acknowledged: {}", id, e.toString());
             }
@@ -639,7 +720,7 @@ final class Broker implements AutoCloseable {
         }
         // The events being handled finish and are acknowledged first (up to DRAIN_MILLIS): closed now, the
         // connection would give them to the next holder, which would handle them again.
-        long by = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(DRAIN_MILLIS);
+        long by = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DRAIN_MILLIS);
         while (handling.get() > 0 && System.nanoTime() < by) {
             try {
                 Thread.sleep(5);
@@ -654,5 +735,6 @@ final class Broker implements AutoCloseable {
             LOG.debug("Closing the broker connection: {}", e.toString());
         }
         deliveries.shutdown();
+        acks.shutdown();
     }
 }

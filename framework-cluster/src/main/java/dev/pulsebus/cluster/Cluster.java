@@ -331,6 +331,7 @@ public final class Cluster implements AutoCloseable, dev.pulsebus.platform.Insta
 
     /** {@code pulsebus_cluster_*} meters. */
     public void bindMeters(MeterRegistry registry) {
+        broker.meters.add(registry); // the timers of the events' way through the broker
         Gauge.builder("pulsebus.cluster.partitions.held", this, Cluster::partitionsHeld)
                 .description("Partitions (queues) this instance holds now").register(registry);
         Gauge.builder("pulsebus.cluster.broker.up", this, c -> c.brokerUp() ? 1 : 0)

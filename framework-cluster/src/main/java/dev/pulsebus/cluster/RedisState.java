@@ -362,6 +362,29 @@ final class RedisState implements SharedControls, AutoCloseable {
         }
     }
 
+    /**
+     * {@link #markDone}, not waited for: sent now, on the connection every later check uses (so Redis runs it before
+     * them), completing once Redis answered or could not (never exceptionally).
+     */
+    java.util.concurrent.CompletionStage<Void> markDoneAsync(String id, long ttlMillis) {
+        StatefulRedisConnection<String, String> c = connection;
+        if (!up || closed || c == null) {
+            return java.util.concurrent.CompletableFuture.completedFuture(null);
+        }
+        try {
+            return c.async().set(prefix + "done:" + id, "1", SetArgs.Builder.nx().px(ttlMillis))
+                    .handle((ok, failed) -> {
+                        if (failed != null) {
+                            down(failed instanceof RedisException x ? x : new RedisException(failed));
+                        }
+                        return null;
+                    });
+        } catch (RedisException e) {
+            down(e);
+            return java.util.concurrent.CompletableFuture.completedFuture(null);
+        }
+    }
+
     /** {@link Cluster#claim}: {@code SET NX PX}; true when set, or when Redis cannot answer. */
     boolean claim(String id, long ttlMillis) {
         RedisCommands<String, String> r = commands();

@@ -162,6 +162,10 @@ public final class ClusterSuite implements Suite {
         int unseen;
         int floorUnseen;
         List<dev.pulsebus.server.PulseBusServer> servers = new ArrayList<>();
+        double[] partsBefore;
+        double[] partsAfter;
+        double[] floorBefore;
+        double[] floorAfter;
         try {
             for (String name : List.of("a", "b", "single")) {
                 java.nio.file.Path file = ServerFixture.config(options, "cluster-" + name, "");
@@ -180,6 +184,8 @@ public final class ClusterSuite implements Suite {
                 Progress.print("cluster.e2e_roundtrip: " + warm + " warm-up trips at " + (long) E2E_RATE + "/s, each");
                 cluster.run(0, warm, E2E_RATE, null);
                 single.run(0, warm, E2E_RATE, null);
+                partsBefore = timerTotals(servers.subList(0, 2), TRIP_PARTS);
+                floorBefore = timerTotals(servers.subList(2, 3), TRIP_PARTS);
                 for (int r = 0; r < rounds; r++) {
                     int from = warm + r * perRound;
                     Progress.print("cluster.e2e_roundtrip: round " + (r + 1) + ", " + perRound + " trips at "
@@ -191,6 +197,8 @@ public final class ClusterSuite implements Suite {
                     floorUnanswered += single.run(from, from + perRound, E2E_RATE, f);
                     floor.add(f);
                 }
+                partsAfter = timerTotals(servers.subList(0, 2), TRIP_PARTS);
+                floorAfter = timerTotals(servers.subList(2, 3), TRIP_PARTS);
                 failedSays = cluster.failedSays();
                 unseen = cluster.unseen();
                 floorUnseen = single.unseen();
@@ -216,16 +224,25 @@ public final class ClusterSuite implements Suite {
         double floor99 = ServerFixture.medianUs(floor, 99);
         boolean met = unanswered == 0 && p99 <= 10_000;
         Row row = ServerFixture.row("cluster", "cluster.e2e_roundtrip", "us", null, ours.get(0), null,
-                ServerFixture.peers(), String.format(Locale.ROOT, "two servers in this JVM as one cluster (PostgreSQL,"
+                ServerFixture.peers("single_server", floor99), String.format(Locale.ROOT, "two servers in this JVM as one cluster (PostgreSQL,"
                         + " RabbitMQ, Redis): POST /echo n on A, due open-loop at %.0f/s over %d rooms in turn (64"
                         + " connections), until the bot's reply reaches a long poll of its room on B, timed from the"
                         + " say's due time; %d rounds of %d after %d, each percentile the median of the rounds',"
                         + " interleaved with the floor: the same load on one server without the cluster on the same"
                         + " PostgreSQL (p50 %.0f us, p99 %.0f us; ours/floor p50 %.2fx, p99 %.2fx); unanswered within 30 s"
                         + " %d (floor %d), of which stored but passed over by the room's poll %d (floor %d), says"
-                        + " refused %d; target p99 <= 10 ms: %s", E2E_RATE, OpenLoopRooms.ROOMS,
+                        + " refused %d; %s; target p99 <= 10 ms: %s", E2E_RATE, OpenLoopRooms.ROOMS,
                         rounds, perRound, warm, floor50, floor99, p50 / floor50, p99 / floor99, unanswered,
-                        floorUnanswered, unseen, floorUnseen, failedSays, met ? "met" : "MISSED (p50 " + Math.round(p50) + " us, p99 "
+                        floorUnanswered, unseen, floorUnseen, failedSays, String.format(Locale.ROOT, "a trip's parts"
+                                + " (means over the measured rounds, both instances; the events are the says):"
+                                + " publisher confirm %.0f us, publish to delivery %.0f us, handling on the partition's"
+                                + " thread %.0f us (its transcript commits, each a batch of %.0f us, replies waited"
+                                + " for), handled to acknowledged (Redis mark) %.0f us, broadcast publish to arrival"
+                                + " %.0f us; one server's transcript batch %.0f us",
+                                meanUs(partsBefore, partsAfter, 0), meanUs(partsBefore, partsAfter, 1),
+                                meanUs(partsBefore, partsAfter, 2), meanUs(partsBefore, partsAfter, 5),
+                                meanUs(partsBefore, partsAfter, 3), meanUs(partsBefore, partsAfter, 4),
+                                meanUs(floorBefore, floorAfter, 5)), met ? "met" : "MISSED (p50 " + Math.round(p50) + " us, p99 "
                                 + Math.round(p99) + " us)"));
         return ServerFixture.medianOfRounds(row, ours);
     }
@@ -237,6 +254,41 @@ public final class ClusterSuite implements Suite {
         while (System.nanoTime() < by && (held(a) < PARTITIONS / 2 || held(b) < PARTITIONS / 2)) {
             Thread.sleep(100);
         }
+    }
+
+    /** The timers of a trip's parts, as {@link #timerTotals} reads them. */
+    private static final List<String> TRIP_PARTS = List.of("pulsebus_cluster_dispatch_confirm",
+            "pulsebus_cluster_event_delivery", "pulsebus_cluster_event_handling", "pulsebus_cluster_event_settle",
+            "pulsebus_cluster_broadcast_delivery", "pulsebus_transcripts_batch");
+
+    /**
+     * Each of {@code timers}' total seconds and count over {@code servers}' {@code /metrics} (every label set summed):
+     * {@code [seconds, count]} in the timers' order, pairs one after another.
+     */
+    private static double[] timerTotals(List<dev.pulsebus.server.PulseBusServer> servers, List<String> timers)
+            throws IOException {
+        double[] totals = new double[timers.size() * 2];
+        for (dev.pulsebus.server.PulseBusServer server : servers) {
+            try (dev.pulsebus.bench.http.RawHttp http = new dev.pulsebus.bench.http.RawHttp(server.url().getHost(),
+                    server.url().getPort())) {
+                for (String line : http.exchange("GET", "/metrics", null).body().lines().toList()) {
+                    for (int t = 0; t < timers.size(); t++) {
+                        String name = timers.get(t);
+                        int at = line.startsWith(name + "_seconds_sum") ? 0 : line.startsWith(name + "_seconds_count") ? 1 : -1;
+                        if (at >= 0) {
+                            totals[2 * t + at] += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+                        }
+                    }
+                }
+            }
+        }
+        return totals;
+    }
+
+    /** The mean in microseconds of timer {@code t} between two {@link #timerTotals}; NaN without any. */
+    private static double meanUs(double[] before, double[] after, int t) {
+        double n = after[2 * t + 1] - before[2 * t + 1];
+        return n <= 0 ? Double.NaN : (after[2 * t] - before[2 * t]) / n * 1e6;
     }
 
     /** {@code pulsebus_cluster_partitions_held} on {@code server}'s {@code /metrics}; 0 when it cannot be read. */
