@@ -658,6 +658,14 @@ final class Broker implements AutoCloseable {
             // handled before: its acknowledgement lost with its instance, or another instance's copy came first
             if ((redelivered || copy) && id != null && redis.isDone(id)) {
                 (redelivered ? redis.dedupeHits : redis.copiesDropped).increment();
+                if (redelivered && !copy) {
+                    try {
+                        events.handledBefore(kind, body);
+                    } catch (Exception e) {
+                        LOG.warn("A redelivered event of partition {}, handled before, could not be answered again: {}",
+                                partition, e.toString());
+                    }
+                }
                 getChannel().basicAck(envelope.getDeliveryTag(), false);
                 return;
             }

@@ -41,6 +41,15 @@ public final class Cluster implements AutoCloseable, dev.pulsebus.platform.Insta
          *                    while this runs)
          */
         void handle(String kind, byte[] body, boolean redelivered) throws Exception;
+
+        /**
+         * A redelivered event found handled in the dedupe set (its instance died after marking it done, before its
+         * acknowledgement): it is not handled again, but given here, on the partition's thread, for a handler
+         * whose events' senders wait for an answer that may have been lost with that instance. Does nothing by
+         * default.
+         */
+        default void handledBefore(String kind, byte[] body) throws Exception {
+        }
     }
 
     /** The kind of the HTTP chat API's said messages (and of events from an instance that sent no kind). */

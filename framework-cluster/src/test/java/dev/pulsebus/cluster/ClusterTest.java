@@ -266,12 +266,26 @@ class ClusterTest {
             self[0].abort();
         }, (k, b) -> { }, EventBus.builder().build());
         Cluster b = join("b");
-        b.start(recording("b", handled), (k, x) -> { }, EventBus.builder().build());
+        List<String> answeredAgain = new CopyOnWriteArrayList<>();
+        Cluster.EventHandler recording = recording("b", handled);
+        b.start(new Cluster.EventHandler() {
+            @Override
+            public void handle(String kind, byte[] body, boolean redelivered) throws Exception {
+                recording.handle(kind, body, redelivered);
+            }
+
+            @Override
+            public void handledBefore(String kind, byte[] body) {
+                answeredAgain.add(kind + " " + new String(body, StandardCharsets.UTF_8));
+            }
+        }, (k, x) -> { }, EventBus.builder().build());
         b.dispatch("t", "room", "once", body("room", 0)).toCompletableFuture().get(10, TimeUnit.SECONDS);
         b.dispatch("t", "room", "next", body("room", 1)).toCompletableFuture().get(10, TimeUnit.SECONDS);
         assertThat(Await.until(Duration.ofSeconds(10), () -> handled.size() >= 2)).isTrue();
         Thread.sleep(300);
         assertThat(handled).extracting(Handled::n).containsExactly(0, 1);
+        assertThat(answeredAgain).as("given to the handler as handled before, for an answer that may be lost")
+                .containsExactly("t room 0");
         assertThat(b.redisState().dedupeHits.sum()).as("recognised in the dedupe set").isEqualTo(1);
     }
 

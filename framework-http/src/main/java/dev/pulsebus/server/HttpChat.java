@@ -481,6 +481,38 @@ final class HttpChat implements Adapter {
     }
 
     /**
+     * A redelivered message of a room found handled before (its holder died after marking it done): not handled
+     * again, but the instance that took it is answered again with its record, as the answer may have been lost
+     * with the holder (its socket reset). One query of the room's newest records.
+     */
+    void answerAgain(byte[] json) {
+        Cluster c = cluster;
+        JsonNode o;
+        TranscriptRecord said;
+        try {
+            o = Json.MAPPER.readTree(json);
+            said = TranscriptRecord.fromJson(new String(json, StandardCharsets.UTF_8));
+        } catch (java.io.IOException | IllegalArgumentException e) {
+            LOG.warn("A room message handed over is unreadable: {}", e.toString());
+            return;
+        }
+        String to = o.path(TO).asText("");
+        if (c == null || to.isEmpty()) {
+            return;
+        }
+        TranscriptRecord r = storedAlready(said.chat().id(), said.messageId(), said.outbound());
+        if (r != null) {
+            try {
+                answerTaker(c, to, ((com.fasterxml.jackson.databind.node.ObjectNode) Json.MAPPER.readTree(r.toJson()))
+                        .put(KEPT, false));
+            } catch (java.io.IOException e) {
+                LOG.warn("Message {} stored as seq {}, but the instance that took it was not told again: {}",
+                        r.messageId(), r.seq(), e.toString());
+            }
+        }
+    }
+
+    /**
      * A message of a room this instance holds, handed over by the instance that took it (this one too), on the
      * partition's thread, in order: stored here (so one instance writes a room, in seq order), answered to that
      * instance, then, when it was said (not the bot's own), through the pipeline. A redelivered one found stored

@@ -223,37 +223,47 @@ public final class PulseBusServer implements AutoCloseable {
             this.modules = runtime.modules();
             if (cluster != null) {
                 Cluster c = cluster;
-                c.start((kind, body, redelivered) -> {
-                    ClusteredAdapter platform = clustered.get(kind);
-                    if (platform == null && !Cluster.ROOM_KIND.equals(kind)) {
-                        LOG.warn("An event of kind {} reached this instance, which has no adapter for it: dropped", kind);
-                        return;
-                    }
-                    // Acknowledged once its replies have left (a room's: committed), so that an instance killed
-                    // after the acknowledgement has lost none; a reply still going after REPLY_WAIT is let be.
-                    RuntimeException[] failed = {null};
-                    var replies = ReplyWatch.run(() -> {
-                        try {
-                            if (platform != null) {
-                                platform.handle(body);
-                            } else {
-                                chat.handle(body);
-                            }
-                        } catch (RuntimeException e) {
-                            failed[0] = e; // after the replies it made before failing have left
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                            failed[0] = new IllegalStateException("interrupted while storing a say", e);
+                c.start(new Cluster.EventHandler() {
+                    @Override
+                    public void handledBefore(String kind, byte[] body) {
+                        if (Cluster.ROOM_KIND.equals(kind)) {
+                            chat.answerAgain(body); // the instance that took the say may not have had the answer
                         }
-                    });
-                    try {
-                        replies.get(REPLY_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-                    } catch (java.util.concurrent.TimeoutException e) {
-                        LOG.warn("A reply to an event of kind {} is still going after {} ms; acknowledging the event",
-                                kind, REPLY_WAIT.toMillis());
                     }
-                    if (failed[0] != null) {
-                        throw failed[0];
+
+                    @Override
+                    public void handle(String kind, byte[] body, boolean redelivered) throws Exception {
+                        ClusteredAdapter platform = clustered.get(kind);
+                        if (platform == null && !Cluster.ROOM_KIND.equals(kind)) {
+                            LOG.warn("An event of kind {} reached this instance, which has no adapter for it: dropped", kind);
+                            return;
+                        }
+                        // Acknowledged once its replies have left (a room's: committed), so that an instance killed
+                        // after the acknowledgement has lost none; a reply still going after REPLY_WAIT is let be.
+                        RuntimeException[] failed = {null};
+                        var replies = ReplyWatch.run(() -> {
+                            try {
+                                if (platform != null) {
+                                    platform.handle(body);
+                                } else {
+                                    chat.handle(body);
+                                }
+                            } catch (RuntimeException e) {
+                                failed[0] = e; // after the replies it made before failing have left
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                                failed[0] = new IllegalStateException("interrupted while storing a say", e);
+                            }
+                        });
+                        try {
+                            replies.get(REPLY_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                        } catch (java.util.concurrent.TimeoutException e) {
+                            LOG.warn("A reply to an event of kind {} is still going after {} ms; acknowledging the event",
+                                    kind, REPLY_WAIT.toMillis());
+                        }
+                        if (failed[0] != null) {
+                            throw failed[0];
+                        }
                     }
                 }, (kind, body) -> {
                     if (HttpChat.ROOM_MESSAGE.equals(kind)) {
