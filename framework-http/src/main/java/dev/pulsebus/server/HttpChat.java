@@ -480,6 +480,19 @@ final class HttpChat implements Adapter {
         polls.published(room, record);
     }
 
+    /** A room message handed over ({@link #handOver}): its record, not yet stored, and where its taker answers. */
+    private record HandedOver(TranscriptRecord said, String to) {
+        static HandedOver read(byte[] json) {
+            try {
+                JsonNode o = Json.MAPPER.readTree(json);
+                return new HandedOver(TranscriptRecord.fromJson(new String(json, StandardCharsets.UTF_8)),
+                        o.path(TO).asText(""));
+            } catch (java.io.IOException e) {
+                throw new IllegalArgumentException("a room message handed over is not JSON: " + e.getMessage(), e);
+            }
+        }
+    }
+
     /**
      * A redelivered message of a room found handled before (its holder died after marking it done): not handled
      * again, but the instance that took it is answered again with its record, as the answer may have been lost
@@ -487,16 +500,9 @@ final class HttpChat implements Adapter {
      */
     void answerAgain(byte[] json) {
         Cluster c = cluster;
-        JsonNode o;
-        TranscriptRecord said;
-        try {
-            o = Json.MAPPER.readTree(json);
-            said = TranscriptRecord.fromJson(new String(json, StandardCharsets.UTF_8));
-        } catch (java.io.IOException | IllegalArgumentException e) {
-            LOG.warn("A room message handed over is unreadable: {}", e.toString());
-            return;
-        }
-        String to = o.path(TO).asText("");
+        HandedOver h = HandedOver.read(json);
+        TranscriptRecord said = h.said;
+        String to = h.to;
         if (c == null || to.isEmpty()) {
             return;
         }
@@ -520,16 +526,10 @@ final class HttpChat implements Adapter {
      */
     void handle(byte[] json) throws InterruptedException {
         Cluster c = cluster;
-        JsonNode o;
-        TranscriptRecord said;
-        try {
-            o = Json.MAPPER.readTree(json);
-            said = TranscriptRecord.fromJson(new String(json, StandardCharsets.UTF_8));
-        } catch (java.io.IOException e) {
-            throw new IllegalArgumentException("a room message handed over is not JSON: " + e.getMessage(), e);
-        }
+        HandedOver h = HandedOver.read(json);
+        TranscriptRecord said = h.said;
         String room = said.chat().id();
-        String to = o.path(TO).asText("");
+        String to = h.to;
         boolean saidElsewhere = c != null && !to.equals(c.address());
         boolean kept = false;
         boolean bots = said.outbound(); // sent by the bot on another instance (or away from the handling thread)
