@@ -104,4 +104,72 @@ class TelegramClusterTest {
             assertThat(broker).as("every post handed to the broker, the retransmit too").isEqualTo(expected + 1);
         }
     }
+
+    /**
+     * Polling in a cluster: the polling instance loses Redis, so it cannot renew the bot's lease; it stops polling
+     * before the lease could expire (its poll under way cut off), the other takes the lease once it has expired and
+     * polls on from the offset stored in the shared database. Updates sent before, during and after are answered
+     * once each, in order per chat.
+     */
+    @Test
+    void aPollerThatCannotRenewItsLeaseStopsAndTheOtherPollsOnAnsweringEachOnce() throws Exception {
+        try (TestCluster cluster = new TestCluster("TelegramClusterTest"); FakeBotApi api = new FakeBotApi();
+             dev.pulsebus.testing.TcpProxy redisA = new dev.pulsebus.testing.TcpProxy(6379)) {
+            String polling = """
+                    [adapters.telegram]
+                    mode = "polling"
+                    token = "%s"
+                    api_url = "%s"
+                    """.formatted(FakeBotApi.TOKEN, api.url());
+            PulseBusServer a = cluster.start(dir, "a", "redis = \"redis://127.0.0.1:" + redisA.port() + "\"\n"
+                    + polling); // right after the [cluster] keys TestCluster writes
+            assertThat(Await.until(Duration.ofSeconds(20), () -> polls(a) == 1)).as("a takes the lease").isTrue();
+            PulseBusServer b = cluster.start(dir, "b", polling);
+            long id = 700;
+            int chats = 4;
+            int[] sent = new int[chats];
+            id = burst(api, id, chats, sent, 3);
+            assertThat(Await.until(Duration.ofSeconds(30), () -> api.calls("sendMessage").size() >= chats * 3)).isTrue();
+            assertThat(polls(b)).as("b waits its turn").isEqualTo(0);
+
+            redisA.cut(); // a can no longer renew: it stops before its lease may expire, and b takes it after
+            id = burst(api, id, chats, sent, 3);
+            assertThat(Await.until(Duration.ofSeconds(30), () -> polls(b) == 1)).as("b polls").isTrue();
+            assertThat(polls(a)).as("a stopped").isEqualTo(0);
+            burst(api, id, chats, sent, 3);
+            int expected = chats * 9;
+            assertThat(Await.until(Duration.ofSeconds(30), () -> api.calls("sendMessage").size() >= expected))
+                    .as("every update answered").isTrue();
+            Thread.sleep(500); // an update answered twice would show by now
+            assertThat(api.calls("sendMessage")).as("each once").hasSize(expected);
+            Map<Long, List<String>> byChat = new LinkedHashMap<>();
+            for (FakeBotApi.Call c : api.calls("sendMessage")) {
+                byChat.computeIfAbsent(c.params().path("chat_id").asLong(), k -> new ArrayList<>())
+                        .add(c.params().path("text").asText());
+            }
+            for (int chat = 0; chat < chats; chat++) {
+                List<String> want = new ArrayList<>();
+                for (int n = 0; n < 9; n++) {
+                    want.add(chat + "-" + n);
+                }
+                assertThat(byChat.get((long) (-1000 - chat))).as("chat %d, in order", chat).isEqualTo(want);
+            }
+            redisA.restore();
+        }
+    }
+
+    /** Queues {@code each} /echo updates in every one of {@code chats}; the next update id. */
+    private static long burst(FakeBotApi api, long id, int chats, int[] sent, int each) throws Exception {
+        for (int n = 0; n < each; n++) {
+            for (int chat = 0; chat < chats; chat++) {
+                api.push(update(id++, chat, "/echo " + chat + "-" + sent[chat]++));
+            }
+        }
+        return id;
+    }
+
+    /** {@code pulsebus_telegram_polling} of {@code server}: 1 while it polls the bot. */
+    private static double polls(PulseBusServer server) throws Exception {
+        return TestCluster.metric(server, "pulsebus_telegram_polling", "");
+    }
 }
