@@ -259,9 +259,10 @@ final class HttpChat implements Adapter {
         if (first != null) { // a client's second try of a say this instance still waits for: the same answer
             return first;
         }
-        // off the I/O thread: a publish waits for the channel, and for the broker when it blocks publishers
-        CompletableFuture.supplyAsync(() -> c.dispatch(Cluster.ROOM_KIND, PLATFORM + "/" + said.chat().id(), id, body),
-                        offLoop)
+        // off the I/O thread: a publish waits for the channel, and for the broker when it blocks publishers; the
+        // event's id in the cluster (its dedupe mark) names the room, as a client's id is unique in its room only
+        String key = PLATFORM + "/" + said.chat().id();
+        CompletableFuture.supplyAsync(() -> c.dispatch(Cluster.ROOM_KIND, key, key + "/" + id, body), offLoop)
                 .thenCompose(confirmed -> confirmed).whenComplete((v, failed) -> {
                     if (failed != null && storing.remove(id, stored)) {
                         stored.completeExceptionally(new IllegalStateException("the broker did not take it ("
