@@ -29,7 +29,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * {@link EmbeddingExample}, {@code docs/COMMANDS.md} {@link CommandExample}, {@code docs/MODULES.md}
  * {@link ModuleExample}, {@code docs/CONVERSATIONS.md} {@link MorningPostModule} and {@code docs/PIPELINE.md}
  * {@link PipelineExampleTest} (a test of its own), each verbatim (from its first import on), and they must run as
- * the pages say. The README's pom is the one {@code consumer-check} builds.
+ * the pages say. docs/EMBEDDING.md's pom is the one {@code consumer-check} builds.
  */
 class ReadmeExampleTest {
 
@@ -44,14 +44,14 @@ class ReadmeExampleTest {
     }
 
     @Test
-    void readmeShowsThePomTheConsumerCheckBuilds() throws IOException {
+    void embeddingPageShowsThePomTheConsumerCheckBuilds() throws IOException {
         String pom = Files.readString(Path.of("../consumer-check/src/it/embedding/pom.xml"));
         String root = Files.readString(Path.of("../pom.xml"));
-        // invoker fills @name@ from the build's properties; the README shows the values
+        // invoker fills @name@ from the build's properties; the page shows the values
         String filled = Pattern.compile("@([\\w.-]+)@").matcher(pom).replaceAll(m -> Matcher.quoteReplacement(
                 m.group(1).equals("project.version") ? element(root, "version") : element(root, m.group(1))));
 
-        assertThat(Files.readString(Path.of("../README.md"))).contains("```xml\n" + filled.strip() + "\n```");
+        assertThat(Files.readString(Path.of("../docs/EMBEDDING.md"))).contains("```xml\n" + filled.strip() + "\n```");
     }
 
     private static String element(String xml, String name) {
