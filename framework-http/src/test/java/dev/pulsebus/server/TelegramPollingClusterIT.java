@@ -106,15 +106,8 @@ class TelegramPollingClusterIT {
         assertThat(Await.until(Duration.ofSeconds(20), Duration.ofMillis(20), () -> received(servers.get(poller))
                 >= half)).as("the first half handed over").isTrue();
         Map<Long, List<String>> answered = new LinkedHashMap<>(); // the emulator gives each bot message once
-        assertThat(Await.until(Duration.ofSeconds(20), Duration.ofMillis(50), () -> {
-            for (int c = 0; c < CHATS; c++) {
-                for (JsonNode m : emulator.botMessages(100 + c)) {
-                    answered.computeIfAbsent(100L + c, k -> new ArrayList<>())
-                            .add(m.path("message").path("text").asText());
-                }
-            }
-            return answered.values().stream().mapToInt(List::size).sum() >= half;
-        })).as("the first half answered: %s", answered).isTrue();
+        assertThat(Await.until(Duration.ofSeconds(20), Duration.ofMillis(50), () -> collect(emulator, answered) >= half))
+                .as("the first half answered: %s", answered).isTrue();
         long killed = System.nanoTime();
         servers.get(poller).kill();
         for (int n = PER_CHAT / 2; n < PER_CHAT; n++) { // the second half, sent while nobody polls
@@ -128,21 +121,10 @@ class TelegramPollingClusterIT {
         assertThat(takeover).as("the lease (6 s) expired and was taken").isLessThan(10_000);
 
         int expected = CHATS * PER_CHAT;
-        assertThat(Await.until(Duration.ofSeconds(40), Duration.ofMillis(100), () -> {
-            for (int c = 0; c < CHATS; c++) {
-                for (JsonNode m : emulator.botMessages(100 + c)) {
-                    answered.computeIfAbsent(100L + c, k -> new ArrayList<>())
-                            .add(m.path("message").path("text").asText());
-                }
-            }
-            return answered.values().stream().mapToInt(List::size).sum() >= expected;
-        })).as("every message answered: %s", answered).isTrue();
+        assertThat(Await.until(Duration.ofSeconds(40), Duration.ofMillis(100),
+                () -> collect(emulator, answered) >= expected)).as("every message answered: %s", answered).isTrue();
         Thread.sleep(1_000); // an answer repeated would show by now
-        for (int c = 0; c < CHATS; c++) {
-            for (JsonNode m : emulator.botMessages(100 + c)) {
-                answered.get(100L + c).add(m.path("message").path("text").asText());
-            }
-        }
+        collect(emulator, answered);
         for (int c = 0; c < CHATS; c++) {
             List<String> want = new ArrayList<>();
             for (int n = 0; n < PER_CHAT; n++) {
@@ -153,6 +135,19 @@ class TelegramPollingClusterIT {
         System.out.printf("[pulsebus] TelegramPollingClusterIT: %d messages answered once each; %s polled, was "
                 + "killed, %s polled %d ms after the kill (lease 6 s)%n", expected, NAMES[poller], NAMES[next],
                 takeover);
+    }
+
+    /**
+     * Adds what the bot sent to each chat since the last call (the emulator gives each message once) to
+     * {@code answered}, by chat; returns how many it holds in all.
+     */
+    private static int collect(TelegramEmulator emulator, Map<Long, List<String>> answered) throws Exception {
+        for (int c = 0; c < CHATS; c++) {
+            for (JsonNode m : emulator.botMessages(100 + c)) {
+                answered.computeIfAbsent(100L + c, k -> new ArrayList<>()).add(m.path("message").path("text").asText());
+            }
+        }
+        return answered.values().stream().mapToInt(List::size).sum();
     }
 
     private static ServerProcess launch(Path dir, PostgresSchema schema, String namespace, TelegramEmulator emulator,
