@@ -382,12 +382,17 @@ const scenarios = {
           await say(base, 'browser-profile', 'curl', '/echo profiled');
         }
       })();
+      // the user looks at another view while it records and draws, and comes back once it is done: the graph,
+      // which measures its canvas as it loads, must not have been loaded unseen (it would draw nothing)
+      await b.page.getByRole('button', { name: 'Chat', exact: true }).click();
       try {
-        await b.page.getByRole('status').filter({ hasText: 'events' }).waitFor({ timeout: 30000 });
+        await b.page.locator('#profile-status').filter({ hasText: 'events' })
+          .waitFor({ state: 'attached', timeout: 30000 });
       } finally {
         saying = false;
         await traffic;
       }
+      await b.page.getByRole('button', { name: 'Profile', exact: true }).click();
       const canvas = b.page.frameLocator('#profile-graph').locator('canvas');
       await canvas.waitFor({ timeout: 10000 });
       const box = await canvas.boundingBox();

@@ -5,7 +5,9 @@
 import { json, post } from './api.js';
 
 const MODES = { cpu: 'CPU', alloc: 'allocation', wall: 'wall' };
-let following = null;
+let following = false;
+let asked = 0; // requests for the profile's state made
+let drawn = 0; // the newest of them whose answer was drawn
 
 function text(id, value) {
   document.getElementById(id).textContent = value;
@@ -36,35 +38,60 @@ function render(p) {
   const graph = document.getElementById('profile-graph');
   document.getElementById('profile-files').hidden = !done;
   graph.hidden = !done;
-  if (done && graph.getAttribute('src') !== p.flame_graph) {
-    graph.setAttribute('src', p.flame_graph);
+  if (done) {
     document.getElementById('profile-download').href = p.recording;
     document.getElementById('profile-stacks').href = p.stacks;
     document.getElementById('profile-open').href = p.flame_graph;
+    // the graph measures its canvas once, as it loads: it is loaded where it is laid out, not while its view is
+    // hidden (a profile that ends while another view is shown is loaded when this one is shown again)
+    if (graph.getAttribute('src') !== p.flame_graph && graph.getClientRects().length > 0) {
+      graph.setAttribute('src', p.flame_graph);
+    }
   }
   return busy;
 }
 
-/** Reads the profile's state twice a second while it is recorded or drawn. */
+/**
+ * Asks for the profile's state and returns it, or null when the answer is older than one already drawn: a slow
+ * answer saying "drawing" must not hide the graph that a later answer showed.
+ */
+async function latest(request) {
+  const n = ++asked;
+  const p = await request();
+  if (n < drawn) {
+    return null;
+  }
+  drawn = n;
+  return p;
+}
+
+/** Reads the profile's state twice a second while it is recorded or drawn, one request at a time. */
 function follow() {
   if (following) {
     return;
   }
-  following = setInterval(async () => {
+  following = true;
+  const tick = async () => {
+    let busy = true;
     try {
-      if (!render(await json('/api/admin/profile'))) {
-        clearInterval(following);
-        following = null;
-      }
+      const p = await latest(() => json('/api/admin/profile'));
+      busy = p === null || render(p);
     } catch (e) {
       text('profile-error', e.message);
     }
-  }, 500);
+    if (busy) {
+      setTimeout(tick, 500);
+    } else {
+      following = false;
+    }
+  };
+  setTimeout(tick, 500);
 }
 
 async function refresh() {
   try {
-    if (render(await json('/api/admin/profile'))) {
+    const p = await latest(() => json('/api/admin/profile'));
+    if (p !== null && render(p)) {
       follow();
     }
   } catch (e) {
@@ -79,7 +106,10 @@ export function startProfile() {
     const mode = document.getElementById('profile-mode').value;
     const seconds = Number(document.getElementById('profile-seconds').value);
     try {
-      render(await post('/api/admin/profile', { mode, seconds }));
+      const p = await latest(() => post('/api/admin/profile', { mode, seconds }));
+      if (p !== null) {
+        render(p);
+      }
       follow();
     } catch (err) {
       text('profile-error', err.message);
