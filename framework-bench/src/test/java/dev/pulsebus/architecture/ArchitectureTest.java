@@ -80,9 +80,10 @@ class ArchitectureTest {
      * written as a bot module's author would, against the public API only.
      */
     private static final Map<String, Set<String>> INTERNAL_USE = Map.ofEntries(
-            // the runtime makes the module costs' table and the slow traces' registry, for the bus, router and server
-            Map.entry("framework-storage", Set.of("CallCosts", "FailureLog", "HostName", "Json", "Names", "Require",
-                    "Shutdown", "SlowTraces", "WriterThread")),
+            // the runtime makes the module costs' table and the slow traces' registry, for the bus, router and server,
+            // and sizes the transcript buffer from the heap
+            Map.entry("framework-storage", Set.of("CallCosts", "FailureLog", "HeapShare", "HostName", "Json", "Names",
+                    "Require", "Shutdown", "SlowTraces", "WriterThread")),
             Map.entry("framework-cluster", Set.of("FailureLog", "Json")),
             Map.entry("framework-adapter", Set.of()),
             Map.entry("framework-netty", Set.of("FailureLog")),
@@ -90,9 +91,10 @@ class ArchitectureTest {
             Map.entry("framework-telegram", Set.of("Backoff", "FailureLog", "Json", "SlotPool")),
             Map.entry("framework-irc", Set.of()),
             Map.entry("framework-example", Set.of()),
-            // the admin API answers the module costs and slow traces; exemplars name a command call's trace
-            Map.entry("framework-http", Set.of("CallCosts", "FailureLog", "HostName", "Json", "JsonStreaming",
-                    "LruTable", "Names", "Shutdown", "SlowTraces")),
+            // the admin API answers the module costs and slow traces; exemplars name a command call's trace; the
+            // chat API's recent rooms are sized from the heap
+            Map.entry("framework-http", Set.of("CallCosts", "FailureLog", "HeapShare", "HostName", "Json",
+                    "JsonStreaming", "LruTable", "Names", "Shutdown", "SlowTraces")),
             // the rows that measure what measuring module costs costs
             Map.entry("framework-bench", Set.of("CallCosts", "Json")));
 

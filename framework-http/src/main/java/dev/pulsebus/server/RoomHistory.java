@@ -1,5 +1,6 @@
 package dev.pulsebus.server;
 
+import dev.pulsebus.internal.HeapShare;
 import dev.pulsebus.transcript.TranscriptRecord;
 import dev.pulsebus.transcript.TranscriptWriter;
 import java.util.List;
@@ -12,8 +13,15 @@ import org.jspecify.annotations.Nullable;
  */
 final class RoomHistory implements LongPollRooms.Reader {
 
-    /** The newest committed messages of active rooms: history and polls of a busy room skip the store. */
-    final RecentRooms recent = new RecentRooms(1024, 100, 32 * 1024);
+    /** The heap a room full of the heaviest lines measured takes: 146 MB for 1024 rooms. */
+    private static final int FULL_ROOM_BYTES = 146 * 1024;
+
+    /**
+     * The newest committed messages of active rooms: history and polls of a busy room skip the store. As many
+     * rooms as fill an eighth of the heap when full of the heaviest lines measured (docs/SERVER.md), 16 to
+     * 1024 (28 in {@code ./pulsebus}'s 32 MB).
+     */
+    final RecentRooms recent = new RecentRooms(HeapShare.entries(8, FULL_ROOM_BYTES, 16, 1024), 100, 32 * 1024);
     private final TranscriptWriter transcripts;
 
     RoomHistory(TranscriptWriter transcripts) {

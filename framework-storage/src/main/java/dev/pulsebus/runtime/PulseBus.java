@@ -9,6 +9,7 @@ import dev.pulsebus.config.ConfigException;
 import dev.pulsebus.config.ConfigSnapshot;
 import dev.pulsebus.event.ChatRef;
 import dev.pulsebus.internal.CallCosts;
+import dev.pulsebus.internal.HeapShare;
 import dev.pulsebus.internal.HostName;
 import dev.pulsebus.internal.SlowTraces;
 import dev.pulsebus.internal.Shutdown;
@@ -138,8 +139,10 @@ public final class PulseBus implements AutoCloseable {
             }
             this.config = cb.build();
             shutdown.add("configuration", config); // writes pending runtime values
+            // records of some 512 bytes filling an eighth of the heap (8,192 in ./pulsebus's 32 MB), so that
+            // a database that stops taking them fills the buffer, not the heap
             TranscriptWriter.Builder tb = TranscriptWriter.builder(storage.transcripts())
-                    .keepPerChat(settings.transcripts().keepPerChat())
+                    .capacity(HeapShare.entries(8, 512, 1024, 65_536)).keepPerChat(settings.transcripts().keepPerChat())
                     .maxAge(Duration.ofDays(settings.transcripts().maxAgeDays())).overflowWait(b.overflowWait)
                     .spillDirectory(ss.dataDir().resolve("spill")).meterRegistry(registry);
             if (b.onOwnershipGained != null) {
