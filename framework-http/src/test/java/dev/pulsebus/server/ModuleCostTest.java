@@ -41,7 +41,7 @@ class ModuleCostTest {
         public void onLoad(ModuleContext ctx) {
             ctx.commands().register(Command.named("crunch").handler(call -> {
                 long x = 0;
-                for (int i = 0; i < 3_000_000; i++) {
+                for (int i = 0; i < 30_000_000; i++) { // some 30 ms: far above any first call's class loading
                     x += i * 31L ^ (x >>> 7);
                 }
                 byte[] big = new byte[2 << 20];
