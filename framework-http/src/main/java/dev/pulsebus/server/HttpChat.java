@@ -501,21 +501,27 @@ final class HttpChat implements Adapter {
      */
     void answerAgain(byte[] json) {
         Cluster c = cluster;
-        HandedOver h = HandedOver.read(json);
-        TranscriptRecord said = h.said;
-        String to = h.to;
-        if (c == null || to.isEmpty()) {
+        if (c == null) {
             return;
         }
-        TranscriptRecord r = storedAlready(said.chat().id(), said.messageId(), said.outbound());
+        HandedOver h = HandedOver.read(json);
+        if (h.to.isEmpty()) {
+            return;
+        }
+        TranscriptRecord r = storedAlready(h.said.chat().id(), h.said.messageId(), h.said.outbound());
         if (r != null) {
-            try {
-                answerTaker(c, to, ((com.fasterxml.jackson.databind.node.ObjectNode) Json.MAPPER.readTree(r.toJson()))
-                        .put(KEPT, false));
-            } catch (java.io.IOException e) {
-                LOG.warn("Message {} stored as seq {}, but the instance that took it was not told again: {}",
-                        r.messageId(), r.seq(), e.toString());
-            }
+            answerStored(c, h.to, r, false);
+        }
+    }
+
+    /** Tells the instance that took a say (at {@code to}) that it is stored as {@code r}, and whether it was kept. */
+    private void answerStored(Cluster c, String to, TranscriptRecord r, boolean kept) {
+        try {
+            answerTaker(c, to, ((com.fasterxml.jackson.databind.node.ObjectNode) Json.MAPPER.readTree(r.toJson()))
+                    .put(KEPT, kept));
+        } catch (java.io.IOException e) {
+            LOG.warn("Message {} stored as seq {}, but the instance that took it was not told: {}", r.messageId(),
+                    r.seq(), e.toString());
         }
     }
 
@@ -585,12 +591,8 @@ final class HttpChat implements Adapter {
         if (r == null) { // stored, kept or thrown above: never
             throw new IllegalStateException("message " + said.messageId() + " in room " + room + " has no record");
         }
-        try {
-            answerTaker(c, to, ((com.fasterxml.jackson.databind.node.ObjectNode) Json.MAPPER.readTree(r.toJson()))
-                    .put(KEPT, kept));
-        } catch (java.io.IOException e) {
-            LOG.warn("Message {} stored as seq {}, but the instance that took it was not told: {}", r.messageId(),
-                    r.seq(), e.toString());
+        if (c != null) {
+            answerStored(c, to, r, kept);
         }
         if (bots || again) {
             return;
