@@ -82,7 +82,7 @@ class ArchitectureTest {
     private static final Map<String, Set<String>> INTERNAL_USE = Map.ofEntries(
             // the runtime makes the module costs' table and the slow traces' registry, for the bus, router and server,
             // and sizes the transcript buffer from the heap
-            Map.entry("framework-storage", Set.of("CallCosts", "FailureLog", "HeapShare", "HostName", "Json", "Names",
+            Map.entry("framework-storage", Set.of("CallCosts", "FailureLog", "HeapShare", "HostName", "Names",
                     "Require", "Shutdown", "SlowTraces", "WriterThread")),
             Map.entry("framework-cluster", Set.of("FailureLog", "Json")),
             Map.entry("framework-adapter", Set.of()),
