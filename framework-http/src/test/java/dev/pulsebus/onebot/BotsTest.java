@@ -85,8 +85,7 @@ class BotsTest {
     private static Link fakeLink() {
         return new Link() {
             @Override
-            java.util.concurrent.CompletableFuture<JsonNode> call(String action,
-                    com.fasterxml.jackson.databind.node.ObjectNode params, String selfId,
+            java.util.concurrent.CompletableFuture<JsonNode> call(Protocol.Action action, String selfId,
                     @org.jspecify.annotations.Nullable String botPlatform) {
                 throw new UnsupportedOperationException("BotsTest never calls an action on its fake link");
             }

@@ -1,7 +1,6 @@
 package dev.pulsebus.onebot;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
@@ -14,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class ForwardLink extends Link {
 
-    private record Queued(String action, ObjectNode params, String selfId, @Nullable String botPlatform,
+    private record Queued(Protocol.Action action, String selfId, @Nullable String botPlatform,
                           CompletableFuture<JsonNode> result) {
     }
 
@@ -32,26 +31,26 @@ final class ForwardLink extends Link {
     }
 
     @Override
-    CompletableFuture<JsonNode> call(String action, ObjectNode params, String selfId, @Nullable String botPlatform) {
+    CompletableFuture<JsonNode> call(Protocol.Action action, String selfId, @Nullable String botPlatform) {
         WsConnection c = current;
         if (c != null && !draining) {
-            return c.call(action, params, selfId, botPlatform);
+            return c.call(action, selfId, botPlatform);
         }
         synchronized (this) {
             c = current;
             if (c != null && !draining) {
-                return c.call(action, params, selfId, botPlatform);
+                return c.call(action, selfId, botPlatform);
             }
             if (stopped) {
-                return CompletableFuture.failedFuture(OneBotActionException.refused(action, "the adapter stopped"));
+                return CompletableFuture.failedFuture(OneBotActionException.refused(action.name(), "the adapter stopped"));
             }
             if (queue.size() >= capacity) {
                 metrics.bad(OneBotMetrics.Bad.QUEUE_FULL, "the forward connection is down and " + capacity
-                        + " actions already wait for it; " + action + " refused");
-                return CompletableFuture.failedFuture(OneBotActionException.refused(action,
+                        + " actions already wait for it; " + action.name() + " refused");
+                return CompletableFuture.failedFuture(OneBotActionException.refused(action.name(),
                         "the connection is down and its queue of " + capacity + " is full"));
             }
-            Queued q = new Queued(action, params, selfId, botPlatform, new CompletableFuture<>());
+            Queued q = new Queued(action, selfId, botPlatform, new CompletableFuture<>());
             queue.add(q);
             return q.result;
         }
@@ -81,7 +80,7 @@ final class ForwardLink extends Link {
                     return;
                 }
             }
-            c.call(q.action, q.params, q.selfId, q.botPlatform).whenComplete((v, e) -> {
+            c.call(q.action, q.selfId, q.botPlatform).whenComplete((v, e) -> {
                 if (e == null) {
                     q.result.complete(v);
                 } else {
@@ -97,7 +96,7 @@ final class ForwardLink extends Link {
             stopped = true;
             current = null;
             for (Queued q : queue) {
-                q.result.completeExceptionally(OneBotActionException.refused(q.action, "the adapter stopped"));
+                q.result.completeExceptionally(OneBotActionException.refused(q.action.name(), "the adapter stopped"));
             }
             queue.clear();
         }

@@ -1,7 +1,6 @@
 package dev.pulsebus.onebot;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulsebus.internal.Json;
 import java.io.IOException;
 import java.net.URI;
@@ -39,18 +38,17 @@ final class HttpLink extends Link {
     }
 
     @Override
-    CompletableFuture<JsonNode> call(String action, ObjectNode params, String selfId, @Nullable String botPlatform) {
+    CompletableFuture<JsonNode> call(Protocol.Action a, String selfId, @Nullable String botPlatform) {
+        String action = a.name();
         byte[] body;
         URI uri;
         try {
             if (protocol.version == 11) {
                 uri = URI.create(base + "/" + action);
-                body = Json.MAPPER.writeValueAsBytes(params);
+                body = a.paramsJson();
             } else {
                 uri = URI.create(base);
-                ObjectNode frame = protocol.request(action, params, "", selfId, botPlatform);
-                frame.remove("echo");
-                body = Json.MAPPER.writeValueAsBytes(frame);
+                body = protocol.frame(a, null, selfId, botPlatform);
             }
         } catch (IOException | IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);

@@ -2,7 +2,6 @@ package dev.pulsebus.onebot;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
@@ -14,8 +13,7 @@ import org.jspecify.annotations.Nullable;
 abstract class Link {
 
     /** Sends {@code action}; for v12, {@code botPlatform} and {@code selfId} name the bot in {@code self}. */
-    abstract CompletableFuture<JsonNode> call(String action, ObjectNode params, String selfId,
-                                              @Nullable String botPlatform);
+    abstract CompletableFuture<JsonNode> call(Protocol.Action action, String selfId, @Nullable String botPlatform);
 
     /**
      * Completes {@code result} from {@code response}: its {@code data} when {@code retcode} is 0 (or 1,

@@ -187,7 +187,7 @@ public final class OneBotAdapter implements Adapter, dev.pulsebus.platform.Platf
                     + "set (adapters." + protocol.platform + ".url): only replies made while their event is handled "
                     + "can be sent, in the answer to the post"));
         }
-        return call(self, action.name(), action.params()).thenApply(protocol::messageId);
+        return call(self, action, true).thenApply(protocol::messageId);
     }
 
     /**
@@ -250,7 +250,7 @@ public final class OneBotAdapter implements Adapter, dev.pulsebus.platform.Platf
     }
 
     CompletableFuture<JsonNode> call(String selfId, String action, ObjectNode params) {
-        return call(selfId, action, params, true);
+        return call(selfId, Protocol.Action.of(action, params), true);
     }
 
     /** Whether bot {@code selfId} has a connection to this instance that takes actions (a reverse WebSocket). */
@@ -264,12 +264,14 @@ public final class OneBotAdapter implements Adapter, dev.pulsebus.platform.Platf
 
     /** {@link #call} on this instance's own connection, never relayed: an action another instance relayed here. */
     CompletableFuture<JsonNode> callHere(String selfId, String action, ObjectNode params) {
-        return call(selfId, action, params, false);
+        return call(selfId, Protocol.Action.of(action, params), false);
     }
 
-    private CompletableFuture<JsonNode> call(String selfId, String action, ObjectNode params, boolean mayRelay) {
+    private CompletableFuture<JsonNode> call(String selfId, Protocol.Action a, boolean mayRelay) {
+        String action = a.name();
         int index = OneBotMetrics.actionIndex(action);
         if (settings.mode() == Mode.HTTP && http == null) {
+            ObjectNode params = a.params();
             QuickAnswer q = quickFor(selfId, action, params);
             if (q != null && q.operation(action, params)) {
                 metrics.action(index, OneBotMetrics.Outcome.OK, 0);
@@ -284,7 +286,7 @@ public final class OneBotAdapter implements Adapter, dev.pulsebus.platform.Platf
         ActionRelay r = relay;
         if (link == null && mayRelay && r != null && r.reachableElsewhere(selfId)) {
             long start = System.nanoTime();
-            CompletableFuture<JsonNode> result = r.call(selfId, action, params);
+            CompletableFuture<JsonNode> result = r.call(selfId, action, a.params());
             result.whenComplete((v, e) -> metrics.action(index, outcome(e), start));
             return result;
         }
@@ -294,7 +296,7 @@ public final class OneBotAdapter implements Adapter, dev.pulsebus.platform.Platf
                     + " has no connection that takes actions" + (r == null ? "" : ", here or on another instance")));
         }
         long start = System.nanoTime();
-        CompletableFuture<JsonNode> result = link.call(action, params, selfId, bot == null ? null : bot.platform);
+        CompletableFuture<JsonNode> result = link.call(a, selfId, bot == null ? null : bot.platform);
         result.whenComplete((v, e) -> metrics.action(index, outcome(e), start));
         return result;
     }

@@ -1,11 +1,13 @@
 package dev.pulsebus.onebot;
 
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.util.ByteArrayBuilder;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulsebus.event.Event;
 import dev.pulsebus.event.MetaEvent;
 import dev.pulsebus.internal.Json;
+import dev.pulsebus.internal.JsonStreaming;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufInputStream;
 import io.netty.buffer.ByteBufUtil;
@@ -21,8 +23,56 @@ import org.jspecify.annotations.Nullable;
  */
 abstract sealed class Protocol permits V11Protocol, V12Protocol {
 
-    /** An action to send: its name and parameters. */
-    record Action(String name, ObjectNode params) {
+    /**
+     * An action to send: its name and parameters, a tree for most actions; a send's are written straight into
+     * its frame, with no tree (its {@link #params} tree is read from what it writes, for the few who need one).
+     */
+    abstract static class Action {
+        private final String name;
+
+        Action(String name) {
+            this.name = name;
+        }
+
+        /** An action with the parameters {@code params}. */
+        static Action of(String name, ObjectNode params) {
+            return new Action(name) {
+                @Override
+                ObjectNode params() {
+                    return params;
+                }
+
+                @Override
+                void writeParams(JsonGenerator g) throws IOException {
+                    Json.MAPPER.writeTree(g, params);
+                }
+            };
+        }
+
+        final String name() {
+            return name;
+        }
+
+        /** Its parameters as a tree. */
+        ObjectNode params() {
+            try {
+                return (ObjectNode) Json.MAPPER.readTree(paramsJson());
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot read the parameters of " + name + " back", e);
+            }
+        }
+
+        /** Its parameters as JSON. */
+        final byte[] paramsJson() throws IOException {
+            ByteArrayBuilder out = new ByteArrayBuilder(256);
+            try (JsonGenerator g = JsonStreaming.FACTORY.createGenerator(out)) {
+                writeParams(g);
+            }
+            return out.toByteArray();
+        }
+
+        /** Writes its parameters, an object, into {@code g}. */
+        abstract void writeParams(JsonGenerator g) throws IOException;
     }
 
     /** What {@link #decode} returns for a frame that is not a JSON object (to be counted by the caller). */
@@ -91,13 +141,29 @@ abstract sealed class Protocol permits V11Protocol, V12Protocol {
         return JsonValues.id(data, "message_id");
     }
 
-    /** The frame of an action over WebSocket; {@code botPlatform} (v12) names the bot in {@code self}. */
-    ObjectNode request(String action, ObjectNode params, String echo, String selfId, @Nullable String botPlatform) {
-        ObjectNode frame = JsonNodeFactory.instance.objectNode();
-        frame.put("action", action);
-        frame.set("params", params);
-        frame.put("echo", echo);
-        return frame;
+    /**
+     * The frame of {@code action}: {@code action}, {@code params}, then {@code echo} unless it is null (v12's HTTP
+     * API takes none); {@code botPlatform} (v12) names the bot in {@code self}.
+     */
+    final byte[] frame(Action action, @Nullable String echo, String selfId, @Nullable String botPlatform)
+            throws IOException {
+        ByteArrayBuilder out = new ByteArrayBuilder(256);
+        try (JsonGenerator g = JsonStreaming.FACTORY.createGenerator(out)) {
+            g.writeStartObject();
+            g.writeStringField("action", action.name());
+            g.writeFieldName("params");
+            action.writeParams(g);
+            if (echo != null) {
+                g.writeStringField("echo", echo);
+            }
+            writeSelf(g, selfId, botPlatform);
+            g.writeEndObject();
+        }
+        return out.toByteArray();
+    }
+
+    /** Writes the frame's field naming the bot, where the version has one (v12's {@code self}). */
+    void writeSelf(JsonGenerator g, String selfId, @Nullable String botPlatform) throws IOException {
     }
 
     /** Puts an id parameter: v11 ids are numbers when they are digits, v12 ids are strings. */

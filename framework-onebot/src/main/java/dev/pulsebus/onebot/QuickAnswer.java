@@ -43,7 +43,7 @@ final class QuickAnswer {
             }
             replied = true;
             ObjectNode body = v11();
-            body.set("reply", V11Segments.write(message.message(), message.replyTo()));
+            body.set("reply", action.params().get("message")); // the send's segments, its reply first
             body.put("auto_escape", false);
             body.put("at_sender", false);
             return true;

@@ -1,11 +1,12 @@
 package dev.pulsebus.onebot;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulsebus.event.ChatRef;
 import dev.pulsebus.pipeline.OutboundMessage;
 import io.netty.buffer.ByteBuf;
+import java.io.IOException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -34,22 +35,40 @@ final class V11Protocol extends Protocol {
 
     @Override
     Action send(OutboundMessage m) {
-        ObjectNode params = JsonNodeFactory.instance.objectNode();
         ChatRef chat = m.chat();
-        String action;
-        switch (chat.detailType()) {
-            case ChatRef.PRIVATE -> {
-                action = "send_private_msg";
-                putId(params, "user_id", chat.id());
-            }
-            case ChatRef.GROUP -> {
-                action = "send_group_msg";
-                putId(params, "group_id", chat.id());
-            }
+        return switch (chat.detailType()) {
+            case ChatRef.PRIVATE -> new Send("send_private_msg", "user_id", chat.id(), m);
+            case ChatRef.GROUP -> new Send("send_group_msg", "group_id", chat.id(), m);
             default -> throw new IllegalArgumentException("OneBot v11 has no channels: cannot send to " + chat);
+        };
+    }
+
+    /** A send's action: its parameters written straight into the frame, with no tree. */
+    private static final class Send extends Action {
+        private final String key;
+        private final String id;
+        private final OutboundMessage message;
+
+        Send(String action, String key, String id, OutboundMessage message) {
+            super(action);
+            this.key = key;
+            this.id = id;
+            this.message = message;
         }
-        params.set("message", V11Segments.write(m.message(), m.replyTo()));
-        return new Action(action, params);
+
+        @Override
+        void writeParams(JsonGenerator g) throws IOException {
+            g.writeStartObject();
+            long n = digits(id);
+            if (n >= 0) {
+                g.writeNumberField(key, n);
+            } else {
+                g.writeStringField(key, id);
+            }
+            g.writeFieldName("message");
+            V11Segments.write(g, message.message(), message.replyTo());
+            g.writeEndObject();
+        }
     }
 
     @Override

@@ -1,11 +1,11 @@
 package dev.pulsebus.onebot;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulsebus.event.Message;
 import dev.pulsebus.event.Segment;
+import dev.pulsebus.internal.Json;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -95,32 +95,37 @@ final class V11Segments {
         return v == null || v instanceof Map || v instanceof List ? null : v.toString();
     }
 
-    private static void add(ArrayNode array, String type, String key, String value) {
-        ObjectNode seg = array.addObject();
-        seg.put("type", type);
-        seg.putObject("data").put(key, value);
+    private static void write(JsonGenerator g, String type, String key, String value) throws IOException {
+        g.writeStartObject();
+        g.writeStringField("type", type);
+        g.writeObjectFieldStart("data");
+        g.writeStringField(key, value);
+        g.writeEndObject();
+        g.writeEndObject();
     }
 
-    /** {@code message} in the array form, after a reply segment to {@code replyTo} when that is not null. */
-    static ArrayNode write(Message message, @Nullable String replyTo) {
-        ArrayNode array = JsonNodeFactory.instance.arrayNode(message.segments().size() + 1);
+    /** Writes {@code message} in the array form, after a reply segment to {@code replyTo} when that is not null. */
+    static void write(JsonGenerator g, Message message, @Nullable String replyTo) throws IOException {
+        g.writeStartArray();
         if (replyTo != null) {
-            add(array, "reply", "id", replyTo);
+            write(g, "reply", "id", replyTo);
         }
         for (Segment s : message.segments()) {
             switch (s) {
-                case Segment.Text t -> add(array, "text", "text", t.text());
-                case Segment.Mention m -> add(array, "at", "qq", m.userId());
-                case Segment.MentionAll a -> add(array, "at", "qq", "all");
-                case Segment.Image i -> add(array, "image", "file", i.fileId());
-                case Segment.Reply r -> add(array, "reply", "id", r.messageId());
+                case Segment.Text t -> write(g, "text", "text", t.text());
+                case Segment.Mention m -> write(g, "at", "qq", m.userId());
+                case Segment.MentionAll a -> write(g, "at", "qq", "all");
+                case Segment.Image i -> write(g, "image", "file", i.fileId());
+                case Segment.Reply r -> write(g, "reply", "id", r.messageId());
                 case Segment.Other o -> {
-                    ObjectNode seg = array.addObject();
-                    seg.put("type", o.type());
-                    seg.putObject("data").setAll((ObjectNode) dev.pulsebus.internal.Json.MAPPER.valueToTree(o.data()));
+                    g.writeStartObject();
+                    g.writeStringField("type", o.type());
+                    g.writeFieldName("data");
+                    Json.MAPPER.writeValue(g, o.data());
+                    g.writeEndObject();
                 }
             }
         }
-        return array;
+        g.writeEndArray();
     }
 }

@@ -1,5 +1,6 @@
 package dev.pulsebus.onebot;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -18,6 +19,7 @@ import dev.pulsebus.event.Self;
 import dev.pulsebus.internal.Json;
 import dev.pulsebus.pipeline.OutboundMessage;
 import io.netty.buffer.ByteBuf;
+import java.io.IOException;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Set;
@@ -160,16 +162,17 @@ final class V12Protocol extends Protocol {
             throw new IllegalStateException(e);
         }
         params.set("message", segments);
-        return new Action("send_message", params);
+        return Action.of("send_message", params);
     }
 
     @Override
-    ObjectNode request(String action, ObjectNode params, String echo, String selfId, @Nullable String botPlatform) {
-        ObjectNode frame = super.request(action, params, echo, selfId, botPlatform);
+    void writeSelf(JsonGenerator g, String selfId, @Nullable String botPlatform) throws IOException {
         if (botPlatform != null && !selfId.isEmpty()) {
-            frame.putObject("self").put("platform", botPlatform).put("user_id", selfId);
+            g.writeObjectFieldStart("self");
+            g.writeStringField("platform", botPlatform);
+            g.writeStringField("user_id", selfId);
+            g.writeEndObject();
         }
-        return frame;
     }
 
     @Override

@@ -1,10 +1,8 @@
 package dev.pulsebus.onebot;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.pulsebus.internal.Json;
 import dev.pulsebus.platform.WebSocketSession;
+import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -105,21 +103,21 @@ final class WsConnection extends Link {
     }
 
     @Override
-    CompletableFuture<JsonNode> call(String action, ObjectNode params, String selfId, @Nullable String botPlatform) {
+    CompletableFuture<JsonNode> call(Protocol.Action action, String selfId, @Nullable String botPlatform) {
         CompletableFuture<JsonNode> result = new CompletableFuture<>();
         if (!session.isOpen()) {
-            result.completeExceptionally(OneBotActionException.refused(action, "the connection is closed"));
+            result.completeExceptionally(OneBotActionException.refused(action.name(), "the connection is closed"));
             return result;
         }
         String echo = Long.toString(echoes.incrementAndGet());
         byte[] frame;
         try {
-            frame = Json.MAPPER.writeValueAsBytes(protocol.request(action, params, echo, selfId, botPlatform));
-        } catch (JsonProcessingException e) {
+            frame = protocol.frame(action, echo, selfId, botPlatform);
+        } catch (IOException e) {
             result.completeExceptionally(e);
             return result;
         }
-        Pending p = new Pending(action, echo, result);
+        Pending p = new Pending(action.name(), echo, result);
         pending.put(echo, p);
         p.timer = session.executor().schedule(() -> timedOut(echo), timeoutMs, TimeUnit.MILLISECONDS);
         if (waiting.get() == 0 && session.isWritable() && take(p)) {

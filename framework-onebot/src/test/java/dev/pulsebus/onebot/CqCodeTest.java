@@ -50,7 +50,7 @@ class CqCodeTest {
     }
 
     @Test
-    void segmentsMapOntoTheRecordsAndUnknownOnesAreKept() {
+    void segmentsMapOntoTheRecordsAndUnknownOnesAreKept() throws Exception {
         Message m = V11Segments.read(CqCode.parse("[CQ:reply,id=9][CQ:at,qq=all][CQ:at,qq=42]hi"
                 + "[CQ:image,file=a.jpg,url=http://x/a.jpg][CQ:record,file=v.amr][CQ:json,data={&#44;}][CQ:new_thing,k=v]"),
                 new JsonValues());
@@ -58,9 +58,17 @@ class CqCodeTest {
                 new Segment.Mention("42"), new Segment.Text("hi"), new Segment.Image("http://x/a.jpg"),
                 new Segment.Other("record", Map.of("file", "v.amr")), new Segment.Other("json", Map.of("data", "{,}")),
                 new Segment.Other("new_thing", Map.of("k", "v")));
-        assertThat(V11Segments.write(m, "8").toString()).startsWith("[{\"type\":\"reply\",\"data\":{\"id\":\"8\"}},"
+        assertThat(written(m, "8")).startsWith("[{\"type\":\"reply\",\"data\":{\"id\":\"8\"}},"
                 + "{\"type\":\"reply\",\"data\":{\"id\":\"9\"}},{\"type\":\"at\",\"data\":{\"qq\":\"all\"}},"
                 + "{\"type\":\"at\",\"data\":{\"qq\":\"42\"}}");
         assertThat(List.of(m.plainText())).containsExactly("@all@42hi[image][record][json][new_thing]");
+    }
+
+    private static String written(Message m, String replyTo) throws java.io.IOException {
+        java.io.StringWriter out = new java.io.StringWriter();
+        try (com.fasterxml.jackson.core.JsonGenerator g = dev.pulsebus.internal.JsonStreaming.FACTORY.createGenerator(out)) {
+            V11Segments.write(g, m, replyTo);
+        }
+        return out.toString();
     }
 }
