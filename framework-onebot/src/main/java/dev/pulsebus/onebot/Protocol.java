@@ -9,11 +9,9 @@ import dev.pulsebus.event.MetaEvent;
 import dev.pulsebus.internal.Json;
 import dev.pulsebus.internal.JsonStreaming;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufInputStream;
 import io.netty.buffer.ByteBufUtil;
 import java.nio.charset.StandardCharsets;
 import java.io.IOException;
-import java.io.InputStream;
 import dev.pulsebus.pipeline.OutboundMessage;
 import org.jspecify.annotations.Nullable;
 
@@ -105,12 +103,7 @@ abstract sealed class Protocol permits V11Protocol, V12Protocol {
 
     /** {@code frame} as a JSON object, or null when it is none. */
     static @Nullable JsonNode tree(ByteBuf frame) {
-        try (InputStream in = new ByteBufInputStream(frame.duplicate())) {
-            JsonNode node = Json.MAPPER.readTree(in);
-            return node != null && node.isObject() ? node : null;
-        } catch (IOException e) {
-            return null;
-        }
+        return JsonTree.object(frame);
     }
 
     /**
