@@ -24,8 +24,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -54,8 +54,12 @@ public final class OneBotAdapter implements Adapter, dev.pulsebus.platform.Platf
     final OneBotMetrics metrics;
     final Bots bots;
     private final ChatLanes<Queued> lanes;
-    /** Where action results complete and v11 quick answers are written: never an I/O thread. */
-    final ExecutorService completions = Executors.newVirtualThreadPerTaskExecutor();
+    /**
+     * Where action results complete and v11 quick answers are written: a virtual thread each, never an I/O
+     * thread. Not an ExecutorService: one that tracks its threads (to await them) would put and remove each in a
+     * concurrent set, contended by every connection's event loop, for a shutdown this one never has.
+     */
+    final Executor completions;
     private final @Nullable ForwardLink forward;
     private final @Nullable ForwardClient client;
     private final @Nullable HttpLink http;
@@ -77,6 +81,8 @@ public final class OneBotAdapter implements Adapter, dev.pulsebus.platform.Platf
             metrics.bind(registry);
         }
         this.bots = new Bots(protocol.platform, settings.mode() == Mode.HTTP, metrics.botsUntracked);
+        ThreadFactory completing = Thread.ofVirtual().name("pulsebus-" + protocol.platform + "-completion").factory();
+        this.completions = task -> completing.newThread(task).start();
         this.lanes = new ChatLanes<>("pulsebus-" + protocol.platform + "-lane", LANES, LANE_CAPACITY, Queued::key,
                 this::handle);
         boolean forwardMode = settings.mode() == Mode.FORWARD_WS;
