@@ -1,6 +1,7 @@
 package dev.pulsebus.onebot;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.util.BufferRecycler;
 import com.fasterxml.jackson.core.util.ByteArrayBuilder;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -140,19 +141,24 @@ abstract sealed class Protocol permits V11Protocol, V12Protocol {
      */
     final byte[] frame(Action action, @Nullable String echo, String selfId, @Nullable String botPlatform)
             throws IOException {
-        ByteArrayBuilder out = new ByteArrayBuilder(256);
-        try (JsonGenerator g = JsonStreaming.FACTORY.createGenerator(out)) {
-            g.writeStartObject();
-            g.writeStringField("action", action.name());
-            g.writeFieldName("params");
-            action.writeParams(g);
-            if (echo != null) {
-                g.writeStringField("echo", echo);
+        BufferRecycler buffers = JsonStreaming.FACTORY._getBufferRecycler(); // the first block borrowed, not made
+        try {
+            ByteArrayBuilder out = new ByteArrayBuilder(buffers);
+            try (JsonGenerator g = JsonStreaming.FACTORY.createGenerator(out)) {
+                g.writeStartObject();
+                g.writeStringField("action", action.name());
+                g.writeFieldName("params");
+                action.writeParams(g);
+                if (echo != null) {
+                    g.writeStringField("echo", echo);
+                }
+                writeSelf(g, selfId, botPlatform);
+                g.writeEndObject();
             }
-            writeSelf(g, selfId, botPlatform);
-            g.writeEndObject();
+            return out.getClearAndRelease();
+        } finally {
+            buffers.releaseToPool();
         }
-        return out.toByteArray();
     }
 
     /** Writes the frame's field naming the bot, where the version has one (v12's {@code self}). */
