@@ -51,6 +51,20 @@ class V11DecoderTest {
         assertThat(((JsonNode) r).path("data").path("message_id").asInt()).isEqualTo(5);
         assertThat(decode("{\"a\": [1,")).isSameAs(Protocol.NOT_JSON);
         assertThat(decode("[1]")).isSameAs(Protocol.NOT_JSON);
+        // known a response at its retcode or echo: what follows is still read whole, and checked
+        assertThat(decode("{\"echo\": \"7\", \"retcode\": 0, \"data\": {\"message_id\": 5}}")).isEqualTo(
+                ((com.fasterxml.jackson.databind.node.ObjectNode) ((JsonNode) r).deepCopy()).without("status"));
+        assertThat(decode("{\"retcode\": 0, \"data\": {\"message_id\": ")).isSameAs(Protocol.NOT_JSON);
+        byte[] overlong = "{\"retcode\": 0, \"wording\": \"??\"}".getBytes(StandardCharsets.UTF_8);
+        overlong[27] = (byte) 0xC0;
+        overlong[28] = (byte) 0xAF;
+        assertThat(new V11Protocol().decode(Unpooled.wrappedBuffer(overlong), "", metrics))
+                .isSameAs(Protocol.NOT_UTF8);
+        // an event may carry either as a field of its own
+        Object beat = decode("{\"post_type\": \"meta_event\", \"meta_event_type\": \"heartbeat\", \"self_id\": 1,"
+                + " \"time\": 2, \"interval\": 5000, \"echo\": \"x\", \"retcode\": 3}");
+        assertThat(beat).isInstanceOf(dev.pulsebus.event.MetaEvent.class);
+        assertThat(((dev.pulsebus.event.MetaEvent) beat).fields()).containsEntry("echo", "x").containsEntry("retcode", 3L);
     }
 
     @Test

@@ -46,13 +46,15 @@ final class V11Decoder {
     /** The keys this decoder switches on come back as these literals, found by identity. */
     private final JsonBytes json = new JsonBytes().names("time", "self_id", "post_type", "sub_type", "message",
             "notice_type", "request_type", "meta_event_type", "message_type", "message_id", "user_id", "group_id",
-            "flag", "type", "data", "text", "qq", "id", "file", "url");
+            "flag", "type", "data", "text", "qq", "id", "file", "url", "retcode", "echo");
     private final JsonValues nulls = new JsonValues();
     /** Reads the values of the frame's fields, its nulls counted ({@link #nullAt}). */
     private final FieldReader values = new FieldReader(this::nullAt, ENUMERATED);
     /** Whether {@link #values} is reading a segment's data, whose null paths start at {@code message.}. */
     private boolean inSegment;
     private @Nullable String postType;
+    /** A response's field came before any {@code post_type}: the rest is left to be read as a tree. */
+    private boolean response;
     private String subType = "";
     private @Nullable String detail; // notice_type, request_type or meta_event_type
     private String detailKey = "";
@@ -109,6 +111,7 @@ final class V11Decoder {
         nulls.nulls = 0;
         nulls.firstNull = "";
         postType = null;
+        response = false;
         subType = "";
         detail = null;
         detailKey = "";
@@ -134,7 +137,8 @@ final class V11Decoder {
 
     /**
      * The event in {@code frame}: an {@link Event}, {@link Protocol#RESPONSE} when the frame is an object but
-     * no event (no {@code post_type}: an action's response, read again as a tree by the caller),
+     * no event (no {@code post_type}, or a {@code retcode} or {@code echo} before it: an action's response, read
+     * as a tree by the caller; what follows those is not read here, nor checked),
      * {@link Protocol#NOT_JSON}, or null when it is an event the records cannot hold (counted).
      */
     static @Nullable Object decode(ByteBuf frame, String selfHint, String platform, OneBotMetrics metrics) {
@@ -146,6 +150,9 @@ final class V11Decoder {
                 return Protocol.unreadable(frame);
             }
             d.readFields(j);
+            if (d.response) {
+                return Protocol.RESPONSE;
+            }
             j.finish();
         } catch (JsonBytes.MalformedException e) {
             // a whole document read is UTF-8 (JsonBytes checks it strictly); one that is not may be both
@@ -178,6 +185,13 @@ final class V11Decoder {
             int kind = j.kind();
             switch (name) {
                 case "post_type" -> postType = j.string(POST_TYPES);
+                case "retcode", "echo" -> {
+                    if (postType == null) { // no event has these: a response, read once, as a tree
+                        response = true;
+                        return;
+                    }
+                    putField(name, values.value(j, name));
+                }
                 case "sub_type" -> subType = j.string(SUB_TYPES);
                 case "time" -> time = j.longValue(0);
                 case "self_id" -> {

@@ -28,7 +28,7 @@ final class V11Protocol extends Protocol {
         Object decoded = V11Decoder.decode(frame, selfHint, platform, metrics);
         if (decoded == RESPONSE) {
             JsonNode node = tree(frame);
-            return node == null ? NOT_JSON : node; // V11Decoder read it all: it is UTF-8
+            return node == null ? unreadable(frame) : node; // V11Decoder may have stopped at its echo or retcode
         }
         return decoded;
     }
