@@ -63,11 +63,7 @@ abstract sealed class Protocol permits V11Protocol, V12Protocol {
 
         /** Its parameters as JSON. */
         final byte[] paramsJson() throws IOException {
-            ByteArrayBuilder out = new ByteArrayBuilder(256);
-            try (JsonGenerator g = JsonStreaming.FACTORY.createGenerator(out)) {
-                writeParams(g);
-            }
-            return out.toByteArray();
+            return written(this, null, null, "", null);
         }
 
         /** Writes its parameters, an object, into {@code g}. */
@@ -141,19 +137,32 @@ abstract sealed class Protocol permits V11Protocol, V12Protocol {
      */
     final byte[] frame(Action action, @Nullable String echo, String selfId, @Nullable String botPlatform)
             throws IOException {
-        BufferRecycler buffers = JsonStreaming.FACTORY._getBufferRecycler(); // the first block borrowed, not made
+        return written(action, this, echo, selfId, botPlatform);
+    }
+
+    /**
+     * {@code action}'s frame as {@code protocol} writes it, or its parameters alone when {@code protocol} is null,
+     * made on a buffer borrowed from the shared pool: only the bytes returned are allocated (no lambda either).
+     */
+    private static byte[] written(Action action, @Nullable Protocol protocol, @Nullable String echo, String selfId,
+                                  @Nullable String botPlatform) throws IOException {
+        BufferRecycler buffers = JsonStreaming.FACTORY._getBufferRecycler();
         try {
             ByteArrayBuilder out = new ByteArrayBuilder(buffers);
             try (JsonGenerator g = JsonStreaming.FACTORY.createGenerator(out)) {
-                g.writeStartObject();
-                g.writeStringField("action", action.name());
-                g.writeFieldName("params");
-                action.writeParams(g);
-                if (echo != null) {
-                    g.writeStringField("echo", echo);
+                if (protocol == null) {
+                    action.writeParams(g);
+                } else {
+                    g.writeStartObject();
+                    g.writeStringField("action", action.name());
+                    g.writeFieldName("params");
+                    action.writeParams(g);
+                    if (echo != null) {
+                        g.writeStringField("echo", echo);
+                    }
+                    protocol.writeSelf(g, selfId, botPlatform);
+                    g.writeEndObject();
                 }
-                writeSelf(g, selfId, botPlatform);
-                g.writeEndObject();
             }
             return out.getClearAndRelease();
         } finally {
