@@ -29,8 +29,8 @@ import org.openjdk.jmh.annotations.Mode;
  * {@code <row>__pulsebus} is our throughput, {@code <row>__<peer>} a peer's on the same work, and
  * {@code <row>__pulsebus_round} the single operation whose latency distribution the row reports.
  *
- * <p>Throughput runs with JMH's GC profiler, whose {@code gc.alloc.rate.norm} (the median of the rounds') is the row's bytes per
- * operation. Latency runs in JMH's sample mode (every invocation timed, in microseconds).
+ * <p>Throughput runs with JMH's GC profiler, whose {@code gc.alloc.rate.norm} (the median of the rounds') is
+ * the row's bytes per operation. Latency runs in JMH's sample mode (every invocation timed, in microseconds).
  */
 public final class JmhSuite implements Suite {
 
