@@ -1,5 +1,6 @@
 package dev.pulsebus.bench.harness;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,16 +12,34 @@ import org.jspecify.annotations.Nullable;
  * microseconds; {@code null} where one operation is too short to time on its own. {@code rounds} are the
  * row's headline figure in each measured round (ops/s where the row has throughput, else p50 in
  * microseconds), empty where the row is measured once; {@code spread} is derived from them.
+ * {@code peerPercentiles} are a latency peer's own p50 and p99 where the row has them: in {@code results.json}
+ * such a peer is an object, {@code "peers": {"single_server": {"p50_us": 1180.0, "p99_us": 5820.0}}}, and
+ * {@code peers} holds its p99 here ({@link Results} writes and reads that form).
  */
 public record Row(String suite, String name, String unit, Double opsPerSec,
            Double p50Us, Double p90Us, Double p99Us, Double p999Us, Double maxUs,
            Double allocBytesPerOp, int samples, Map<String, Double> peers, String note,
-           List<Double> rounds, Spread spread) {
+           List<Double> rounds, Spread spread, @JsonIgnore Map<String, Percentiles> peerPercentiles) {
 
     public Row {
         peers = Collections.unmodifiableMap(new LinkedHashMap<>(peers)); // keeps the suite's peer order
         rounds = rounds == null ? List.of() : List.copyOf(rounds); // a baseline from before rounds has none
         spread = Spread.of(rounds);
+        peerPercentiles = peerPercentiles == null ? Map.of()
+                : Collections.unmodifiableMap(new LinkedHashMap<>(peerPercentiles));
+    }
+
+    /** A row whose peers have no percentiles of their own. */
+    Row(String suite, String name, String unit, Double opsPerSec,
+        Double p50Us, Double p90Us, Double p99Us, Double p999Us, Double maxUs,
+        Double allocBytesPerOp, int samples, Map<String, Double> peers, String note,
+        List<Double> rounds, Spread spread) {
+        this(suite, name, unit, opsPerSec, p50Us, p90Us, p99Us, p999Us, maxUs, allocBytesPerOp, samples, peers, note,
+                rounds, spread, Map.of());
+    }
+
+    /** A latency peer's own percentiles, in microseconds. */
+    public record Percentiles(double p50Us, double p99Us) {
     }
 
     /** A row measured once: no rounds. */
@@ -34,13 +53,26 @@ public record Row(String suite, String name, String unit, Double opsPerSec,
     /** This row with {@code rounds}. */
     public Row withRounds(List<Double> rounds) {
         return new Row(suite, name, unit, opsPerSec, p50Us, p90Us, p99Us, p999Us, maxUs, allocBytesPerOp, samples,
-                peers, note, rounds, null);
+                peers, note, rounds, null, peerPercentiles);
     }
 
     /** This row with {@code note} in place of its note. */
     public Row withNote(String note) {
         return new Row(suite, name, unit, opsPerSec, p50Us, p90Us, p99Us, p999Us, maxUs, allocBytesPerOp, samples,
-                peers, note, rounds, null);
+                peers, note, rounds, null, peerPercentiles);
+    }
+
+    /**
+     * This row with latency peer {@code peer}'s own p50 and p99 (microseconds); the p99 is also its figure in
+     * {@link #peers()}, what the row is set against.
+     */
+    public Row withPeerPercentiles(String peer, double p50Us, double p99Us) {
+        Map<String, Double> figures = new LinkedHashMap<>(peers);
+        figures.put(peer, p99Us);
+        Map<String, Percentiles> percentiles = new LinkedHashMap<>(peerPercentiles);
+        percentiles.put(peer, new Percentiles(p50Us, p99Us));
+        return new Row(suite, name, unit, opsPerSec, this.p50Us, p90Us, this.p99Us, p999Us, maxUs, allocBytesPerOp,
+                samples, figures, note, rounds, null, percentiles);
     }
 
     /** Whether its rounds lie more than {@link Spread#UNSTABLE_RATIO} apart. */

@@ -57,6 +57,26 @@ class ResultsTest {
     }
 
     @Test
+    void writesALatencyPeersOwnPercentilesAsAnObjectAndReadsThemBack() throws Exception {
+        Path file = dir.resolve("e2e.json");
+        Row e2e = new Row("cluster", "cluster.e2e_roundtrip", "us", null, 5660.0, 9000.0, 22000.0, 40000.0, 61000.0,
+                null, 7500, Map.of(), "two servers").withRounds(List.of(5600.0, 5660.0, 5700.0))
+                .withPeerPercentiles("single_server", 1180.0, 5820.0);
+        Results original = new Results(sample().meta(), List.of(sample().results().get(0), e2e));
+        original.write(file);
+
+        JsonNode peer = Results.JSON.readTree(file.toFile()).get("results").get(1).get("peers").get("single_server");
+        assertThat(peer.get("p50_us").asDouble()).isEqualTo(1180.0);
+        assertThat(peer.get("p99_us").asDouble()).isEqualTo(5820.0);
+        Results read = Results.read(file);
+        assertThat(read).isEqualTo(original);
+        Row back = read.results().get(1);
+        assertThat(back.peers()).containsEntry("single_server", 5820.0); // what the row is set against: its p99
+        assertThat(back.ratioTo("single_server")).isCloseTo(22000.0 / 5820.0, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(read.results().get(0).peerPercentiles()).isEmpty();
+    }
+
+    @Test
     void ratioIsOursOverThePeers() {
         Row row = sample().results().get(0);
         assertThat(row.ratioTo("guava_eventbus")).isCloseTo(5.1e7 / 1.1e7, org.assertj.core.data.Offset.offset(1e-9));
