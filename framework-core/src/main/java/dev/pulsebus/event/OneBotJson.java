@@ -22,6 +22,11 @@ public final class OneBotJson {
     }
 
     public static String write(Message message) {
+        return tree(message).toString();
+    }
+
+    /** The message as {@link #write} writes it, as a JSON tree (to put into a larger one without parsing it again). */
+    public static ArrayNode tree(Message message) {
         ArrayNode array = Json.MAPPER.createArrayNode();
         for (Segment s : message.segments()) {
             ObjectNode seg = array.addObject();
@@ -41,7 +46,7 @@ public final class OneBotJson {
                 case Segment.Other o -> data.setAll((ObjectNode) Json.MAPPER.valueToTree(o.data()));
             }
         }
-        return array.toString();
+        return array;
     }
 
     /**

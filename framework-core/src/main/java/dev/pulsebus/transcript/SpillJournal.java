@@ -6,7 +6,6 @@ import dev.pulsebus.event.ChatRef;
 import dev.pulsebus.event.OneBotJson;
 import dev.pulsebus.internal.Json;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -176,8 +175,13 @@ final class SpillJournal {
         return out;
     }
 
-    @SuppressWarnings("JavaInstantGetSecondsGetNano") // milliseconds, then the nanoseconds below them
     static String line(TranscriptRecord r) {
+        return tree(r).toString();
+    }
+
+    /** The record as {@link #line} writes it, as a JSON tree. */
+    @SuppressWarnings("JavaInstantGetSecondsGetNano") // milliseconds, then the nanoseconds below them
+    static ObjectNode tree(TranscriptRecord r) {
         ObjectNode o = Json.MAPPER.createObjectNode();
         o.put("seq", r.seq());
         o.put("platform", r.chat().platform());
@@ -187,9 +191,9 @@ final class SpillJournal {
         o.put("time_ms", r.time().toEpochMilli());
         o.put("time_nanos", r.time().getNano() % 1_000_000);
         o.put("message_id", r.messageId());
-        o.set("message", readTree(OneBotJson.write(r.message())));
+        o.set("message", OneBotJson.tree(r.message()));
         o.put("outbound", r.outbound());
-        return o.toString();
+        return o;
     }
 
     static TranscriptRecord record(JsonNode o) {
@@ -208,14 +212,6 @@ final class SpillJournal {
             throw new IllegalArgumentException("no " + field);
         }
         return v;
-    }
-
-    private static JsonNode readTree(String json) {
-        try {
-            return Json.MAPPER.readTree(json);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     /** Makes the directory's new or removed entry durable too (a no-op where a directory cannot be opened). */

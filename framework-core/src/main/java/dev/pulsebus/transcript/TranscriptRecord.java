@@ -31,6 +31,14 @@ public record TranscriptRecord(long seq, ChatRef chat, String userId, Instant ti
     }
 
     /**
+     * {@link #toJson}'s object as a tree, a new one each call: for a caller that adds fields of its own before
+     * writing it (read back by {@link #fromJson}, which ignores them).
+     */
+    public com.fasterxml.jackson.databind.node.ObjectNode toJsonTree() {
+        return SpillJournal.tree(this);
+    }
+
+    /**
      * The record {@link #toJson} wrote.
      *
      * @throws IllegalArgumentException when {@code json} is not one

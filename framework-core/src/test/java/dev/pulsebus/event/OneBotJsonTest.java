@@ -17,6 +17,8 @@ class OneBotJsonTest {
         String json = OneBotJson.write(m);
 
         assertThat(OneBotJson.read(json)).isEqualTo(m);
+        assertThat(OneBotJson.read(OneBotJson.tree(m))).isEqualTo(m);
+        assertThat(OneBotJson.tree(m).toString()).isEqualTo(json);
         assertThat(json).startsWith("[{\"type\":\"reply\",\"data\":{\"message_id\":\"m-9\",\"user_id\":\"u-2\"}},"
                 + "{\"type\":\"mention\",\"data\":{\"user_id\":\"bot\"}},{\"type\":\"text\",\"data\":{\"text\":\" hi \"}}");
     }

@@ -60,7 +60,7 @@ final class EventCodec {
         Map<String, Object> fields;
         if (event instanceof MessageEvent m) {
             o.put("message_id", m.messageId());
-            o.set("message", Json.MAPPER.readTree(OneBotJson.write(m.message())));
+            o.set("message", OneBotJson.tree(m.message()));
             o.put("user_id", m.userId());
             switch (m) {
                 case GroupMessage g -> o.put("group_id", g.groupId());

@@ -248,9 +248,7 @@ final class HttpChat implements Adapter {
         String id = said.messageId();
         byte[] body;
         try {
-            com.fasterxml.jackson.databind.node.ObjectNode o = (com.fasterxml.jackson.databind.node.ObjectNode)
-                    Json.MAPPER.readTree(said.toJson());
-            body = Json.MAPPER.writeValueAsBytes(o.put(TO, address));
+            body = Json.MAPPER.writeValueAsBytes(said.toJsonTree().put(TO, address));
         } catch (java.io.IOException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -516,13 +514,7 @@ final class HttpChat implements Adapter {
 
     /** Tells the instance that took a say (at {@code to}) that it is stored as {@code r}, and whether it was kept. */
     private void answerStored(Cluster c, String to, TranscriptRecord r, boolean kept) {
-        try {
-            answerTaker(c, to, ((com.fasterxml.jackson.databind.node.ObjectNode) Json.MAPPER.readTree(r.toJson()))
-                    .put(KEPT, kept));
-        } catch (java.io.IOException e) {
-            LOG.warn("Message {} stored as seq {}, but the instance that took it was not told: {}", r.messageId(),
-                    r.seq(), e.toString());
-        }
+        answerTaker(c, to, r.toJsonTree().put(KEPT, kept));
     }
 
     /**

@@ -156,11 +156,7 @@ final class V12Protocol extends Protocol {
         if (m.replyTo() != null) {
             segments.addObject().put("type", "reply").putObject("data").put("message_id", m.replyTo());
         }
-        try {
-            segments.addAll((ArrayNode) Json.MAPPER.readTree(OneBotJson.write(m.message())));
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
+        segments.addAll(OneBotJson.tree(m.message()));
         params.set("message", segments);
         return Action.of("send_message", params);
     }
