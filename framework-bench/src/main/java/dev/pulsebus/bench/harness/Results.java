@@ -53,11 +53,18 @@ record Results(Meta meta, List<Row> results) {
         List<Map<String, Row.Percentiles>> percentiles = new ArrayList<>();
         for (JsonNode row : tree.path("results")) {
             Map<String, Row.Percentiles> own = new LinkedHashMap<>();
+            if (row instanceof ObjectNode o) {
+                o.remove("peer_percentiles"); // only ever read from the peers themselves
+            }
             if (row.get("peers") instanceof ObjectNode peers) {
                 for (Map.Entry<String, JsonNode> peer : peers.properties()) {
-                    if (peer.getValue().isObject()) {
-                        own.put(peer.getKey(), new Row.Percentiles(peer.getValue().path("p50_us").asDouble(),
-                                peer.getValue().path("p99_us").asDouble()));
+                    JsonNode p = peer.getValue();
+                    if (p.isObject()) {
+                        if (!p.path("p50_us").isNumber() || !p.path("p99_us").isNumber()) {
+                            throw new IOException(file + ": peer " + peer.getKey() + " of " + row.path("name").asText()
+                                    + " is an object without p50_us and p99_us");
+                        }
+                        own.put(peer.getKey(), new Row.Percentiles(p.get("p50_us").asDouble(), p.get("p99_us").asDouble()));
                     }
                 }
                 own.forEach((peer, p) -> peers.put(peer, p.p99Us()));

@@ -1,8 +1,11 @@
 package dev.pulsebus.bench.harness;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -74,6 +77,19 @@ class ResultsTest {
         assertThat(back.peers()).containsEntry("single_server", 5820.0); // what the row is set against: its p99
         assertThat(back.ratioTo("single_server")).isCloseTo(22000.0 / 5820.0, org.assertj.core.data.Offset.offset(1e-9));
         assertThat(read.results().get(0).peerPercentiles()).isEmpty();
+    }
+
+    @Test
+    void aPeerObjectWithoutItsPercentilesIsRefusedWhenRead() throws Exception {
+        Path file = dir.resolve("bad.json");
+        sample().write(file);
+        JsonNode root = Results.JSON.readTree(file.toFile());
+        ((ObjectNode) root.get("results").get(0).get("peers"))
+                .putObject("single_server").put("p50_us", 1180.0);
+        Results.JSON.writeValue(file.toFile(), root);
+
+        assertThatThrownBy(() -> Results.read(file))
+                .isInstanceOf(IOException.class).hasMessageContaining("peer single_server of event.single_handler");
     }
 
     @Test
