@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -40,7 +39,11 @@ import org.slf4j.LoggerFactory;
 public final class ChatLanes<T> {
 
     private static final Logger LOG = LoggerFactory.getLogger(ChatLanes.class);
-    private static final long POLL_MILLIS = 100;
+    /**
+     * Queued by {@link #stop} to wake a worker waiting on an empty lane (a worker waits untimed: a timed wait
+     * costs a virtual thread a timer per wait, some 90 bytes and a few microseconds at every item).
+     */
+    private static final Object STOP = new Object();
 
     private final String name;
     private final Function<? super T, ?> keyOf;
@@ -120,6 +123,9 @@ public final class ChatLanes<T> {
      */
     public boolean stop(Duration timeout) throws InterruptedException {
         stopping = true;
+        for (Lane lane : lanes) {
+            lane.wake();
+        }
         long deadline = System.nanoTime() + timeout.toNanos();
         for (Lane lane : lanes) {
             Worker w;
@@ -164,6 +170,19 @@ public final class ChatLanes<T> {
             stamps[stampTail] = System.nanoTime();
             stampTail = stampTail + 1 == stamps.length ? 0 : stampTail + 1;
             return queue.offer(item); // only the worker takes: the room seen is still there
+        }
+
+        /**
+         * Queues {@link #STOP} behind what the queue holds, when it has room: a full queue has no worker waiting
+         * on it, and its worker finds {@link #stopping} set once it has taken what is there.
+         */
+        @SuppressWarnings("unchecked") // never handed on: the worker takes it for what it is
+        synchronized void wake() {
+            if (queue.remainingCapacity() > 0) {
+                stamps[stampTail] = System.nanoTime();
+                stampTail = stampTail + 1 == stamps.length ? 0 : stampTail + 1;
+                queue.offer((T) STOP);
+            }
         }
 
         /** How long the item just taken from the queue waited there. The taking worker's thread only. */
@@ -256,17 +275,19 @@ public final class ChatLanes<T> {
                 while (true) {
                     T item;
                     try {
-                        item = stopping ? lane.queue.poll() : lane.queue.poll(POLL_MILLIS, TimeUnit.MILLISECONDS);
+                        // stopping: what is left, without waiting; else a wait that stop() ends with STOP
+                        item = stopping ? lane.queue.poll() : lane.queue.take();
                     } catch (InterruptedException e) {
                         continue; // an interrupt meant for a handler that had returned
                     }
                     if (item == null) {
-                        if (stopping) {
-                            return;
-                        }
-                        continue;
+                        return; // stopping, and nothing is left
                     }
-                    slot.queued(lane.waited());
+                    long waited = lane.waited();
+                    if (item == STOP) {
+                        continue; // stopping is set: what is behind it is taken without waiting
+                    }
+                    slot.queued(waited);
                     Object key = keyOf.apply(item);
                     if (lane.anyStalled && lane.setAside(item, key)) {
                         continue;

@@ -148,6 +148,20 @@ class ChatLanesTest {
     }
 
     @Test
+    void stopEndsWorkersWaitingOnEmptyLanesAndThoseWithItemsFinishThemFirst() throws Exception {
+        start(Duration.ofSeconds(30));
+        say("g1", "/ping");
+        assertThat(Await.until(Duration.ofSeconds(10), () -> answers().size() == 1)).isTrue(); // its lane empty again
+        say("g2", "/ping");
+        say("g2", "/ping"); // may still be queued when stop comes: handled before the worker ends
+
+        assertThat(lanes.stop(Duration.ofSeconds(20))).isTrue();
+        assertThat(answers()).containsExactly("pong g1", "pong g2", "pong g2");
+        assertThat(lanes.offer(adapter.groupMessage("g3", "ann", Message.text("/ping")))).isFalse();
+        lanes = null;
+    }
+
+    @Test
     void runsUnderTheThresholdAreNotReported() throws Exception {
         start(Duration.ofSeconds(5));
         String group = "g";
