@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pulsebus.internal.Json;
+import dev.pulsebus.testing.Await;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -44,6 +46,8 @@ class ShutdownTest {
             CompletableFuture<HttpResponse<String>> poll = client.sendAsync(HttpRequest.newBuilder(
                     url.resolve("/api/rooms/lobby/poll?after=1000000&timeout_ms=60000")).build(),
                     HttpResponse.BodyHandlers.ofString());
+            // parked before the SIGTERM: a poll still connecting then would only find the port closed
+            assertThat(Await.until(Duration.ofSeconds(10), () -> waitingPolls(client, url) >= 1)).isTrue();
             List<CompletableFuture<HttpResponse<String>>> says = new ArrayList<>();
             for (int i = 0; i < 50; i++) {
                 says.add(client.sendAsync(HttpRequest.newBuilder(url.resolve("/api/rooms/lobby/messages"))
@@ -79,5 +83,13 @@ class ShutdownTest {
                 assertThat(stored).containsAll(acknowledged);
             }
         }
+    }
+
+    /** {@code pulsebus_longpoll_waiters} on the server's {@code /metrics}. */
+    private static double waitingPolls(HttpClient client, URI url) throws Exception {
+        String metrics = client.send(HttpRequest.newBuilder(url.resolve("/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        return metrics.lines().filter(l -> l.startsWith("pulsebus_longpoll_waiters"))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
     }
 }
