@@ -1,5 +1,5 @@
 // A Telegram bot that polls takes no web server: its dependency tree has no Netty transport or HTTP codec and
-// neither the server nor the Netty glue; and the README's bot answers through the Bot API.
+// neither the server nor the Netty glue; and docs/EMBEDDING.md's bot answers through the Bot API.
 def tree = new File(basedir, 'dependency-tree.txt').getText('UTF-8')
 ['framework-core', 'framework-storage', 'framework-telegram', 'netty-buffer'].each {
     assert tree.contains(it) : "the dependency tree lacks " + it + ":\n" + tree

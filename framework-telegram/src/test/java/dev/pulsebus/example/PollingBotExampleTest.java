@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's bot without the HTTP server, shown verbatim: it polls a Bot API (a stand-in speaking the API's
+ * docs/EMBEDDING.md's bot without the HTTP server, shown verbatim: it polls a Bot API (a stand-in speaking the API's
  * shapes), answers {@code /echo hi}, and needs no web server on its class path.
  */
 class PollingBotExampleTest {
@@ -24,7 +24,7 @@ class PollingBotExampleTest {
     @Test
     void theReadmeShowsTheCompiledExample() throws Exception {
         DocExamples.assertShown(Path.of("src", "test", "java", "dev", "pulsebus", "example", "PollingBotExample.java"),
-                "README.md");
+                "docs/EMBEDDING.md");
     }
 
     @Test

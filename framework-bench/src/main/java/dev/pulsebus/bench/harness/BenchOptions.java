@@ -24,7 +24,8 @@ public final class BenchOptions {
                                <!-- bench:table:start --> and <!-- bench:table:end -->, only what is
                                between them is replaced (e.g. ../docs/BENCHMARKS.md); between
                                <!-- bench:headline:start --> and <!-- bench:headline:end -->, the
-                               headline rows (e.g. ../README.md); a file with neither is written whole
+                               headline rows (as at the top of ../docs/BENCHMARKS.md); a file with
+                               neither is written whole
               --out DIR        where results.json goes (default: target/bench)
               --backend NAME   storage backend for storage rows: sqlite (default), postgres, mysql
               --keep           keep the temporary data directory (its path is printed) for inspection

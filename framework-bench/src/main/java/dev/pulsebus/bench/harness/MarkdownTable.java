@@ -20,10 +20,10 @@ import org.jspecify.annotations.Nullable;
  * for a document to show the current results. In a file that has the markers {@link #START} and
  * {@link #END}, only what lies between them is replaced, so the prose around the table (as in
  * {@code docs/BENCHMARKS.md}) stays; between {@link #HEADLINE_START} and {@link #HEADLINE_END} go the
- * headline rows ({@link #renderHeadline}, as in {@code README.md}), drawn from the same figures; a file with
- * neither is written whole, the table between the markers, so the next run replaces it in place. One results
- * file written into both documents ({@code --report FILE --markdown ../README.md --markdown
- * ../docs/BENCHMARKS.md}) makes them show the same figures.
+ * headline rows ({@link #renderHeadline}, as at the top of {@code docs/BENCHMARKS.md}), drawn from the same
+ * figures; a file with neither is written whole, the table between the markers, so the next run replaces it in
+ * place. One results file written into several documents ({@code --report FILE --markdown A --markdown B})
+ * makes them show the same figures.
  */
 final class MarkdownTable {
 
@@ -35,7 +35,7 @@ final class MarkdownTable {
     /** What a headline row shows: its throughput, its latency, or both. */
     enum Show { OPS, LATENCY, BOTH }
 
-    /** The README's rows, in its order, and what each shows. */
+    /** The headline rows, in their order, and what each shows. */
     static final Map<String, Show> HEADLINE = headline();
 
     private static Map<String, Show> headline() {

@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The README's polling bot, run as a user would, against a stand-in Bot API (the JDK's HTTP server, answering
+ * docs/EMBEDDING.md's polling bot, run as a user would, against a stand-in Bot API (the JDK's HTTP server, answering
  * with the Bot API's shapes): it finds no web server on its class path, answers {@code /echo hi} with
  * {@code hi}, and closes in order.
  */
