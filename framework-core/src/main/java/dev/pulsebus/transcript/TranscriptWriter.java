@@ -100,6 +100,8 @@ public final class TranscriptWriter implements AutoCloseable {
     private volatile List<Durable> writingWaiters = List.of();
     private volatile boolean healthy = true;
     private volatile boolean closing;
+    /** Set while the writer parks with nothing buffered, untimed: the next record wakes it. */
+    private volatile boolean idle;
     /** Set when close gave up waiting: the writer stops retrying, what it holds is spilled instead. */
     private volatile boolean abandoned;
     private final @Nullable SpillJournal spill;
@@ -236,7 +238,9 @@ public final class TranscriptWriter implements AutoCloseable {
             buffered.incrementAndGet();
         }
         buffer.offer(item);
-        if (buffered.get() >= batchSize) {
+        // idle is read after buffered was raised (reserve), and the writer reads buffered after raising idle:
+        // one of the two sees the other, so a record never waits in the buffer of a parked writer.
+        if (idle || buffered.get() >= batchSize) {
             LockSupport.unpark(writer);
         }
     }
@@ -279,10 +283,20 @@ public final class TranscriptWriter implements AutoCloseable {
         for (;;) {
             long now = System.nanoTime();
             long requested = flushRequests.get();
-            boolean due = buffered.get() >= batchSize || now - lastWrite >= flushIntervalNanos
+            int waiting = buffered.get();
+            boolean due = waiting >= batchSize || (waiting > 0 && now - lastWrite >= flushIntervalNanos)
                     || closing || requested != served;
             if (!due) {
-                LockSupport.parkNanos(this, flushIntervalNanos - (now - lastWrite));
+                if (waiting > 0) {
+                    LockSupport.parkNanos(this, flushIntervalNanos - (now - lastWrite));
+                } else { // nothing to write: sleep until a record, a flush or close comes
+                    idle = true;
+                    if (buffered.get() == 0 && flushRequests.get() == served && !closing) {
+                        LockSupport.park(this);
+                    }
+                    idle = false;
+                    lastWrite = System.nanoTime(); // a record that woke it waits the interval for company
+                }
                 continue;
             }
             served = requested;
@@ -436,6 +450,11 @@ public final class TranscriptWriter implements AutoCloseable {
 
     public long written() {
         return written.sum();
+    }
+
+    /** The writer thread, for tests that watch it wait. */
+    Thread writerThread() {
+        return writer;
     }
 
     public long dropped() {

@@ -67,6 +67,21 @@ class TranscriptWriterTest {
         assertThat(store.batchSizes).containsExactly(2);
     }
 
+    /** With nothing buffered the writer parks without a timer (no tick every interval); a record wakes it. */
+    @Test
+    void anIdleWriterSleepsUntilTheNextRecord() throws Exception {
+        TranscriptWriter w = writer(TranscriptWriter.builder(store).batchSize(1000).flushInterval(Duration.ofMillis(30)));
+        record(w, ROOM, "a");
+        awaitStored(1);
+        assertThat(Await.until(Duration.ofSeconds(10), () -> w.writerThread().getState() == Thread.State.WAITING))
+                .as("parked without a timeout").isTrue();
+
+        record(w, ROOM, "b");
+
+        awaitStored(2);
+        assertThat(store.batchSizes).containsExactly(1, 1);
+    }
+
     @Test
     void closeWritesEverythingBuffered() throws Exception {
         TranscriptWriter w = TranscriptWriter.builder(store).batchSize(1000).flushInterval(Duration.ofHours(1)).build();

@@ -49,6 +49,26 @@ sealed interface KvWrite {
         }
     }
 
+    /** Not a write: queued by close to end the writer's idle wait; it does nothing in a batch. */
+    enum Wake implements KvWrite {
+        INSTANCE;
+
+        private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
+
+        @Override
+        public CompletableFuture<?> future() {
+            return DONE;
+        }
+
+        @Override
+        public void apply(KvTransaction tx) {
+        }
+
+        @Override
+        public void committed() {
+        }
+    }
+
     /** One key set to a value. {@code text} is the value as text when the caller gave text. */
     @SuppressWarnings("ArrayRecordComponent") // the value as given, written once; records here are never compared
     record Put(NamespaceKv kv, String key, byte[] value, @Nullable String text, long expiresAt,

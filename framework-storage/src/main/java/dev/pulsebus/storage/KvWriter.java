@@ -29,12 +29,12 @@ import org.slf4j.LoggerFactory;
  * recovers by itself when the database does.
  *
  * <p>The same thread deletes expired rows every {@code sweepInterval}, in chunks of
- * {@link Dialect#DELETE_CHUNK} rows, each in its own short transaction.
+ * {@link Dialect#DELETE_CHUNK} rows, each in its own short transaction; while idle it sleeps until then,
+ * woken by the next write or by close.
  */
 final class KvWriter {
 
     private static final Logger LOG = LoggerFactory.getLogger(KvWriter.class);
-    private static final long POLL_MILLIS = 50;
     private static final long SPIN_NANOS = 20_000;
 
     private final DataSource dataSource;
@@ -102,6 +102,11 @@ final class KvWriter {
         return queue.size();
     }
 
+    /** The writer thread, for tests that watch it wait and stop. */
+    Thread thread() {
+        return thread;
+    }
+
     private void run() {
         WriterThread.mark();
         List<KvWrite> batch = new ArrayList<>(maxBatch);
@@ -112,14 +117,16 @@ final class KvWriter {
                 return;
             }
             KvWrite first = spinPoll();
-            if (first == null) {
+            if (first == null && !closed) {
+                // Idle: sleep until the next sweep is due; a write or close (KvWrite.Wake) ends the wait.
+                long untilSweep = Math.min(sweepIntervalMillis, Math.max(1, nextSweep - clock.millis()));
                 try {
-                    first = queue.poll(POLL_MILLIS, TimeUnit.MILLISECONDS);
+                    first = queue.poll(untilSweep, TimeUnit.MILLISECONDS);
                 } catch (InterruptedException e) {
                     first = null;
                 }
             }
-            if (first == null) {
+            if (first == null || first == KvWrite.Wake.INSTANCE) {
                 if (closed && queue.isEmpty()) {
                     dropSession();
                     return;
@@ -239,6 +246,8 @@ final class KvWriter {
      */
     void close(long timeoutNanos) {
         closed = true;
+        // Ends an idle wait. When the queue is full the writer is busy draining it and sees closed when done.
+        queue.offer(KvWrite.Wake.INSTANCE);
         try {
             thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos)));
         } catch (InterruptedException e) {
@@ -254,6 +263,9 @@ final class KvWriter {
 
     private void failQueued() {
         for (KvWrite w; (w = queue.poll()) != null; ) {
+            if (w == KvWrite.Wake.INSTANCE) {
+                continue;
+            }
             KvWrite.fail(w.future(), new KvException("KV store closed before the write was made: not stored"));
         }
     }

@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * work that is not its own. Here each pooled connection checkpoints only past {@link #SAFETY_NET_PAGES}
  * (should this thread fall behind), and this thread runs a {@code PASSIVE} checkpoint every
  * {@link #INTERVAL_MILLIS} ms on a connection of its own (not the pool's, so it never waits for one or
- * makes a query wait), which waits for no reader or writer. A failing checkpoint is logged through
+ * makes a query wait), which waits for no reader or writer. While nothing is written the interval doubles,
+ * up to {@link #IDLE_INTERVAL_MILLIS}, and the first checkpoint that finds new pages brings it back. A failing checkpoint is logged through
  * {@link FailureLog} (the first with its stack trace, then a line a minute) and tried again; it does not
  * make storage unhealthy: commits still succeed, the WAL grows.
  */
@@ -27,6 +28,8 @@ final class WalCheckpointer implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(WalCheckpointer.class);
     static final long INTERVAL_MILLIS = 100;
+    /** The longest wait between checkpoints of an idle database. */
+    static final long IDLE_INTERVAL_MILLIS = 1600;
     /** Commits checkpoint themselves only once the WAL holds this many pages (64 MB of 4 KB pages). */
     static final int SAFETY_NET_PAGES = 16_384;
     static final String CONNECTION_INIT_SQL = "PRAGMA wal_autocheckpoint=" + SAFETY_NET_PAGES;
@@ -35,6 +38,10 @@ final class WalCheckpointer implements AutoCloseable {
     private final Thread thread;
     private volatile boolean closed;
     private volatile long checkpoints;
+    /** The WAL's size in pages at the last checkpoint: unchanged and all copied means nothing was written. */
+    private long walPages = -1;
+    private boolean idle;
+    private volatile long interval = INTERVAL_MILLIS;
     private @Nullable Connection connection; // this thread's (and tests') only
     private final FailureLog failures = new FailureLog(LOG, "SQLite WAL checkpoint");
 
@@ -46,11 +53,12 @@ final class WalCheckpointer implements AutoCloseable {
 
     private void loop() {
         while (!closed) {
-            LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(INTERVAL_MILLIS));
+            LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(interval));
             if (closed || Thread.interrupted()) {
                 break;
             }
             checkpoint();
+            interval = idle() ? Math.min(interval * 2, IDLE_INTERVAL_MILLIS) : INTERVAL_MILLIS; // only this thread
         }
         closeConnection();
     }
@@ -64,15 +72,33 @@ final class WalCheckpointer implements AutoCloseable {
             try (Statement st = connection.createStatement();
                  ResultSet rs = st.executeQuery("PRAGMA wal_checkpoint(PASSIVE)")) {
                 checkpoints++; // one writer at a time: this method is synchronized
-                return rs.next() ? rs.getLong(2) - rs.getLong(3) : 0;
+                if (!rs.next()) {
+                    return 0;
+                }
+                long log = rs.getLong(2);
+                long left = log - rs.getLong(3);
+                idle = left == 0 && log == walPages;
+                walPages = log;
+                return left;
             }
         } catch (SQLException | RuntimeException e) {
             closeConnection(); // a fresh one next time
+            idle = false;
             if (!closed) {
                 failures.failed(e, "(tried again every " + INTERVAL_MILLIS + " ms)");
             }
             return -1;
         }
+    }
+
+    /** Whether the last checkpoint found nothing written since the one before. */
+    private synchronized boolean idle() {
+        return idle;
+    }
+
+    /** The wait before the next checkpoint, in milliseconds. */
+    long interval() {
+        return interval;
     }
 
     /** Checkpoints run so far. */

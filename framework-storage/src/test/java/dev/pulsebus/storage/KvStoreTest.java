@@ -184,6 +184,21 @@ class KvStoreTest {
         assertThat(rowsInDatabase()).isEqualTo(1);
     }
 
+    /** Idle, the writer waits for the next sweep (a minute away): close must end that wait, not sit it out. */
+    @Test
+    void closingAnIdleStoreStopsItsWriterAtOnce() throws Exception {
+        kv.set("k", "v");
+        JdbcKvStore store = (JdbcKvStore) storage.kv();
+        Thread writer = store.writer.thread();
+        assertThat(Await.until(Duration.ofSeconds(10), () -> writer.getState() == Thread.State.TIMED_WAITING))
+                .as("the writer waits for work").isTrue();
+
+        store.close(TimeUnit.SECONDS.toNanos(5));
+
+        assertThat(writer.isAlive()).as("the writer stopped within close's timeout").isFalse();
+        assertThat(store.writer.pending()).isZero();
+    }
+
     @Test
     void keysListsAPrefixInByteOrderIgnoringLikeWildcards() {
         for (String k : List.of("user:b", "user:a", "user:%x", "user_a", "users", "zzz", "user:")) {

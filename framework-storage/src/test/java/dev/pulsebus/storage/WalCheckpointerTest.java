@@ -43,6 +43,23 @@ class WalCheckpointerTest {
     }
 
     @Test
+    void anIdleDatabaseIsCheckpointedLessOftenUntilTheNextWrite() throws Exception {
+        try (Storage storage = Storage.builder().dataDir(dir).open()) {
+            WalCheckpointer checkpointer = storage.checkpointer();
+            Kv kv = storage.kv().namespace("m");
+            kv.set("k", "v");
+            assertThat(Await.until(Duration.ofSeconds(20),
+                    () -> checkpointer.interval() == WalCheckpointer.IDLE_INTERVAL_MILLIS)).as("backed off").isTrue();
+
+            kv.set("k", "w");
+
+            assertThat(Await.until(Duration.ofSeconds(20),
+                    () -> checkpointer.interval() < WalCheckpointer.IDLE_INTERVAL_MILLIS))
+                    .as("back to shorter intervals after a write").isTrue();
+        }
+    }
+
+    @Test
     void postgresqlHasNone() {
         try (Backend.Place place = Backend.POSTGRESQL.newPlace(); Storage storage = place.open()) {
             assertThat(storage.checkpointer()).isNull();
