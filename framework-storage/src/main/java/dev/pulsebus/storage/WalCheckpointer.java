@@ -19,10 +19,11 @@ import org.slf4j.LoggerFactory;
  * work that is not its own. Here each pooled connection checkpoints only past {@link #SAFETY_NET_PAGES}
  * (should this thread fall behind), and this thread runs a {@code PASSIVE} checkpoint every
  * {@link #INTERVAL_MILLIS} ms on a connection of its own (not the pool's, so it never waits for one or
- * makes a query wait), which waits for no reader or writer. While nothing is written the interval doubles,
- * up to {@link #IDLE_INTERVAL_MILLIS}, and the first checkpoint that finds new pages brings it back. A failing checkpoint is logged through
- * {@link FailureLog} (the first with its stack trace, then a line a minute) and tried again; it does not
- * make storage unhealthy: commits still succeed, the WAL grows.
+ * makes a query wait), which waits for no reader or writer. While nothing is committed (SQLite's
+ * {@code data_version} stays the same) the interval doubles, up to {@link #IDLE_INTERVAL_MILLIS}; the first
+ * commit brings it back. A failing checkpoint is logged through {@link FailureLog} (the first with its stack
+ * trace, then a line a minute) and tried again; it does not make storage unhealthy: commits still succeed,
+ * the WAL grows.
  */
 final class WalCheckpointer implements AutoCloseable {
 
@@ -38,8 +39,8 @@ final class WalCheckpointer implements AutoCloseable {
     private final Thread thread;
     private volatile boolean closed;
     private volatile long checkpoints;
-    /** The WAL's size in pages at the last checkpoint: unchanged and all copied means nothing was written. */
-    private long walPages = -1;
+    /** SQLite's {@code data_version} at the last checkpoint: it changes with every commit of another connection. */
+    private long dataVersion = -1;
     private boolean idle;
     private volatile long interval = INTERVAL_MILLIS;
     private @Nullable Connection connection; // this thread's (and tests') only
@@ -69,21 +70,23 @@ final class WalCheckpointer implements AutoCloseable {
             if (connection == null) {
                 connection = unpooled.getConnection();
             }
-            try (Statement st = connection.createStatement();
-                 ResultSet rs = st.executeQuery("PRAGMA wal_checkpoint(PASSIVE)")) {
-                checkpoints++; // one writer at a time: this method is synchronized
-                if (!rs.next()) {
-                    return 0;
+            try (Statement st = connection.createStatement()) {
+                long version;
+                try (ResultSet rs = st.executeQuery("PRAGMA data_version")) {
+                    version = rs.next() ? rs.getLong(1) : -1;
                 }
-                long log = rs.getLong(2);
-                long left = log - rs.getLong(3);
-                idle = left == 0 && log == walPages;
-                walPages = log;
-                return left;
+                try (ResultSet rs = st.executeQuery("PRAGMA wal_checkpoint(PASSIVE)")) {
+                    checkpoints++; // one writer at a time: this method is synchronized
+                    long left = rs.next() ? rs.getLong(2) - rs.getLong(3) : 0;
+                    idle = left == 0 && version == dataVersion;
+                    dataVersion = version;
+                    return left;
+                }
             }
         } catch (SQLException | RuntimeException e) {
-            closeConnection(); // a fresh one next time
+            closeConnection(); // a fresh one next time, whose data_version starts anew
             idle = false;
+            dataVersion = -1;
             if (!closed) {
                 failures.failed(e, "(tried again every " + INTERVAL_MILLIS + " ms)");
             }
