@@ -16,6 +16,12 @@ public final class Await {
         boolean met() throws Exception;
     }
 
+    /** A count that grows as what is waited for happens (a metric, rows stored); may throw. */
+    @FunctionalInterface
+    public interface Count {
+        double get() throws Exception;
+    }
+
     private Await() {
     }
 
@@ -35,6 +41,29 @@ public final class Await {
                 return false;
             }
             Thread.sleep(every);
+        }
+        return true;
+    }
+
+    /**
+     * Waits until {@code count} reaches {@code target} for as long as it keeps growing: true once it has, false
+     * once it has not grown for {@code stall} (after one last check). For a load that a slow or busy machine
+     * only drains more slowly: the test fails on work that stopped, not on the machine's speed (the test's own
+     * timeout still bounds it).
+     */
+    public static boolean whileGrowing(double target, Duration stall, Count count) throws Exception {
+        double last = count.get();
+        long grew = System.nanoTime();
+        while (last < target) {
+            if (System.nanoTime() - grew >= stall.toNanos()) {
+                return count.get() >= target;
+            }
+            Thread.sleep(EVERY.multipliedBy(10));
+            double now = count.get();
+            if (now > last) {
+                last = now;
+                grew = System.nanoTime();
+            }
         }
         return true;
     }

@@ -211,6 +211,11 @@ final class WsConnection extends Link {
             if (frame != null) {
                 p.unsent = null;
                 unwrittenBytes -= frame.length;
+                // Sent after waiting: its response gets the whole timeout, as one sent at once does (a wait
+                // near the timeout would otherwise leave the implementation no time to answer it).
+                p.cancel();
+                String echo = p.echo;
+                p.timer = session.executor().schedule(() -> timedOut(echo), timeoutMs, TimeUnit.MILLISECONDS);
                 write(p, frame);
             }
         }
