@@ -4,17 +4,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.pulsebus.event.ChatRef;
+import dev.pulsebus.event.Message;
 import dev.pulsebus.kv.Kv;
 import dev.pulsebus.kv.KvException;
 import dev.pulsebus.testing.Await;
 import dev.pulsebus.testing.OpenFiles;
 import dev.pulsebus.testing.TcpProxy;
+import dev.pulsebus.transcript.TranscriptRecord;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchService;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,6 +49,62 @@ class StorageFailureTest {
                 rs.next();
                 assertThat(rs.getString(1)).isEqualToIgnoringCase("wal");
             }
+        }
+    }
+
+    @Test
+    void aStatementsJournalStaysInMemoryAndNoTemporaryFileIsWritten() throws Exception {
+        Path tmp = Files.createDirectories(dir.resolve("sqlite-tmp"));
+        try (Connection global = DriverManager.getConnection("jdbc:sqlite::memory:");
+             WatchService watch = tmp.getFileSystem().newWatchService();
+             Storage storage = Storage.builder().dataDir(dir.resolve("data")).open()) {
+            long seq = 0;
+            for (int b = 0; b < 10; b++) { // 10,000 rows over 200 chats: the chat index has pages to change
+                seq = appendSpread(storage, seq, 1000);
+            }
+            // SQLite's directory for temporary files is the process's own: here for this test, then back
+            global.createStatement().execute("PRAGMA temp_store_directory = '" + tmp + "'");
+            try {
+                tmp.register(watch, StandardWatchEventKinds.ENTRY_CREATE);
+                for (int b = 0; b < 5; b++) { // 5 batches of 5 INSERTs, each one spread over the chat index
+                    seq = appendSpread(storage, seq, 500);
+                }
+                try (Connection c = storage.dataSource().getConnection()) {
+                    rewriteAll(c);
+                }
+                assertThat(watch.poll(1, TimeUnit.SECONDS)).as("a file SQLite made for a statement").isNull();
+                // The same statements with SQLite's default: the journal spills into a file there.
+                try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("data/pulsebus.db"))) {
+                    rewriteAll(c);
+                }
+                assertThat(watch.poll(10, TimeUnit.SECONDS)).as("the default's temporary file").isNotNull();
+            } finally {
+                global.createStatement().execute("PRAGMA temp_store_directory = ''");
+            }
+        }
+    }
+
+    /** Appends {@code n} transcript records after {@code seq}, one chat of 200 after another; the last seq. */
+    private static long appendSpread(Storage storage, long seq, int n) throws Exception {
+        List<TranscriptRecord> batch = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            long s = ++seq;
+            batch.add(new TranscriptRecord(s, ChatRef.group("qq", "g" + s % 200), "u", java.time.Instant.EPOCH,
+                    "m" + s, Message.text("x".repeat(200)), false));
+        }
+        storage.transcripts().append(batch);
+        return seq;
+    }
+
+    /** In one transaction, a statement, then one that changes every transcript row: past SQLite's 64 KiB. */
+    private static void rewriteAll(Connection c) throws SQLException {
+        c.setAutoCommit(false);
+        try (Statement st = c.createStatement()) {
+            st.executeUpdate("UPDATE pulsebus_transcript SET outbound = 1 - outbound WHERE seq = 1");
+            st.executeUpdate("UPDATE pulsebus_transcript SET user_id = user_id || 'v'");
+            c.commit();
+        } finally {
+            c.setAutoCommit(true);
         }
     }
 
