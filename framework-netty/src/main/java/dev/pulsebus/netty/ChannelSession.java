@@ -8,28 +8,88 @@ import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
-/** A {@link WebSocketSession} on a Netty channel whose handshake is done (or about to be). Thread-safe. */
+/**
+ * A {@link WebSocketSession} on a Netty channel whose handshake is done (or about to be). Thread-safe.
+ *
+ * <p>Messages sent from other threads than the channel's event loop are written as Netty writes them (queued
+ * on the loop, counted against the channel's writability at once) and flushed by one task queued behind them:
+ * what handlers send while the loop is busy leaves in one socket write, not one write each.
+ */
 public final class ChannelSession implements WebSocketSession {
 
     private final Channel channel;
+    /** Messages sent so far, counted after each one's write was queued. */
+    private final AtomicLong sent = new AtomicLong();
+    /** A flush task is queued on the event loop (one at a time). */
+    private final AtomicBoolean flushQueued = new AtomicBoolean();
+    /**
+     * {@link #sent} when the queued flush task was queued: every write counted in it was queued before the
+     * task, and so runs before it. Written before the task is queued, read by it.
+     */
+    private long flushCovers;
+    private final Runnable flush;
 
     public ChannelSession(Channel channel) {
         this.channel = channel;
+        this.flush = this::flushQueuedWrites;
     }
 
     @Override
     public CompletionStage<Void> sendText(byte[] utf8) {
-        CompletableFuture<Void> sent = new CompletableFuture<>();
-        channel.writeAndFlush(new TextWebSocketFrame(Unpooled.wrappedBuffer(utf8))).addListener(f -> {
-            if (f.isSuccess()) {
-                sent.complete(null);
-            } else {
-                sent.completeExceptionally(f.cause());
-            }
-        });
-        return sent;
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        TextWebSocketFrame frame = new TextWebSocketFrame(Unpooled.wrappedBuffer(utf8));
+        if (channel.eventLoop().inEventLoop()) {
+            channel.writeAndFlush(frame).addListener(f -> complete(done, f));
+            return done;
+        }
+        channel.write(frame).addListener(f -> complete(done, f));
+        long n = sent.incrementAndGet();
+        if (flushQueued.compareAndSet(false, true)) {
+            queueFlush(n);
+        }
+        return done;
+    }
+
+    private static void complete(CompletableFuture<Void> done, io.netty.util.concurrent.Future<?> f) {
+        if (f.isSuccess()) {
+            done.complete(null);
+        } else {
+            done.completeExceptionally(f.cause());
+        }
+    }
+
+    /** Queues the flush task behind the writes counted up to {@code covers}; the caller set {@link #flushQueued}. */
+    private void queueFlush(long covers) {
+        flushCovers = covers;
+        try {
+            channel.eventLoop().execute(flush);
+        } catch (RejectedExecutionException e) { // the loop is shutting down, and the channel with it
+            flushQueued.set(false);
+        }
+    }
+
+    /**
+     * On the event loop: flushes what was written. A message counted after this task was queued may have its
+     * write queued behind it: then the task is queued again, behind that write.
+     */
+    private void flushQueuedWrites() {
+        long covered = flushCovers;
+        channel.flush();
+        long now = sent.get();
+        if (now != covered) {
+            queueFlush(now); // still queued: flushQueued stays set
+            return;
+        }
+        flushQueued.set(false);
+        now = sent.get();
+        if (now != covered && flushQueued.compareAndSet(false, true)) { // counted while it was being cleared
+            queueFlush(now);
+        }
     }
 
     @Override
