@@ -372,10 +372,10 @@ public final class Storage implements AutoCloseable {
                 pragmas.setProperty("busy_timeout", "10000");
                 pragmas.setProperty("cache_size", "-2048");
                 // A statement's journal in memory: a transcript batch is several multi-row INSERTs in one
-                // transaction, and each INSERT after the first kept the pages it changed in a temporary
-                // file past 64 KiB (opened, written and deleted per statement: 7,872 of the 12,987 writes
-                // the server made in 2 s of a flood, against 2,926 to the WAL). Nothing here sorts or builds
-                // temporary tables larger than a query's LIMIT.
+                // transaction, and each INSERT kept the pages it changed in a journal that SQLite spills into
+                // a temporary file past 64 KiB (opened, written and deleted per statement: 7,872 of the 12,987
+                // writes the server made in 2 s of a flood, against 2,926 to the WAL). The server's own
+                // queries sort little (a page of history, a list of chats), so temporary data fits in memory.
                 pragmas.setProperty("temp_store", "MEMORY");
                 SQLiteConfig sqliteConfig = new SQLiteConfig(pragmas);
                 sqliteConfig.setGetGeneratedKeys(false); // none are read; the driver would match every update against a regex
