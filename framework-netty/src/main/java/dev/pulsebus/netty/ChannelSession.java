@@ -6,6 +6,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.util.concurrent.Future;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
@@ -55,7 +56,7 @@ public final class ChannelSession implements WebSocketSession {
         return done;
     }
 
-    private static void complete(CompletableFuture<Void> done, io.netty.util.concurrent.Future<?> f) {
+    private static void complete(CompletableFuture<Void> done, Future<?> f) {
         if (f.isSuccess()) {
             done.complete(null);
         } else {
@@ -75,19 +76,14 @@ public final class ChannelSession implements WebSocketSession {
 
     /**
      * On the event loop: flushes what was written. A message counted after this task was queued may have its
-     * write queued behind it: then the task is queued again, behind that write.
+     * write queued behind it: then the task is queued again, behind that write (unless its sender queued one).
      */
     private void flushQueuedWrites() {
         long covered = flushCovers;
         channel.flush();
-        long now = sent.get();
-        if (now != covered) {
-            queueFlush(now); // still queued: flushQueued stays set
-            return;
-        }
         flushQueued.set(false);
-        now = sent.get();
-        if (now != covered && flushQueued.compareAndSet(false, true)) { // counted while it was being cleared
+        long now = sent.get();
+        if (now != covered && flushQueued.compareAndSet(false, true)) {
             queueFlush(now);
         }
     }
